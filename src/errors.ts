@@ -1,0 +1,97 @@
+// The error catalogue: every error the server produces, with its stable code, status and title.
+// Codes are never reused; a retired code stays here, marked retired. The README reproduces this
+// table (test/errors-catalogue.test.ts keeps the two in step).
+
+export interface CatalogueEntry {
+  readonly status: number;
+  readonly title: string;
+  /** What the user should do about it; shown in the README's error catalogue. */
+  readonly fix: string;
+}
+
+export const CATALOGUE = {
+  // 400: the request is wrong
+  'invalid-json': { status: 400, title: 'Bad Request', fix: 'Send a well-formed JSON object as the body.' },
+  'invalid-atom': { status: 400, title: 'Bad Request', fix: 'Send one well-formed Atom entry (no feed, DOCTYPE or entities beyond the five predefined ones).' },
+  'invalid-member': { status: 400, title: 'Bad Request', fix: 'Correct the fields listed in `errors`: unknown fields, wrong types, over-long strings, malformed dates, missing required fields.' },
+  'invalid-query': { status: 400, title: 'Bad Request', fix: 'Correct the query parameters listed in `errors`.' },
+  'invalid-header': { status: 400, title: 'Bad Request', fix: 'Correct the request header named in `detail`.' },
+  // 404 / 405 / 406 / 412 / 413 / 414 / 415
+  'not-found': { status: 404, title: 'Not Found', fix: 'Check the URL: /resources/<collection>[/<id>[/<path info>]], no trailing slash.' },
+  'collection-not-found': { status: 404, title: 'Not Found', fix: 'Add models/<collection>.json and resources/<collection>.ts to the app, or check the spelling.' },
+  'member-not-found': { status: 404, title: 'Not Found', fix: 'Use the id of an existing member (ids are positive integers).' },
+  'type-not-found': { status: 404, title: 'Not Found', fix: 'GET /resources/types lists the types that exist.' },
+  'tenant-not-found': { status: 404, title: 'Not Found', fix: 'Check the first label of the Host header: it names the tenant.' },
+  'method-not-allowed': { status: 405, title: 'Method Not Allowed', fix: 'Use one of the methods in the Allow header.' },
+  'not-acceptable': { status: 406, title: 'Not Acceptable', fix: 'Accept application/json or application/atom+xml, or pass format_as=json|atom.' },
+  'precondition-failed': { status: 412, title: 'Precondition Failed', fix: 'The member changed since you read it: GET it again and retry with the new ETag.' },
+  'body-too-large': { status: 413, title: 'Content Too Large', fix: 'Send a smaller body, or raise --max-body on the server.' },
+  'uri-too-long': { status: 414, title: 'URI Too Long', fix: 'Shorten the URL (query string included), or raise --max-url on the server.' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported Media Type', fix: 'Send Content-Type application/json or application/atom+xml.' },
+  // 5xx: the server or the handler
+  'internal-error': { status: 500, title: 'Internal Server Error', fix: 'A bug in the server: the log has the details.' },
+  'model-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the model file named in `detail` (run `svc check`).' },
+  'handler-compile-error': { status: 500, title: 'Internal Server Error', fix: 'Fix the handler script so that it compiles (run `svc check`).' },
+  'handler-error': { status: 500, title: 'Internal Server Error', fix: 'The handler threw: fix the handler script (development mode shows the message and line).' },
+  'handler-cpu-limit': { status: 503, title: 'Service Unavailable', fix: 'The handler used more CPU time than allowed: make it do less per request, or raise --cpu-limit.' },
+  'handler-memory-limit': { status: 503, title: 'Service Unavailable', fix: 'The handler used more memory than the isolate allows: make it hold less, or raise --memory-limit.' },
+  'handler-output-limit': { status: 503, title: 'Service Unavailable', fix: 'The handler wrote more than the response size cap: write less, or raise --max-output.' },
+  'handler-reported': { status: 500, title: 'Internal Server Error', fix: 'Rendered by a handler through the `error` view; the status and detail are the handler\'s own.' },
+  'store-unavailable': { status: 503, title: 'Service Unavailable', fix: 'The data store could not be reached; retry later.' },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof CATALOGUE;
+
+/** One offending field or query parameter of a validation error (RFC 9457 extension member). */
+export type FieldError = { field: string; message: string } | { parameter: string; message: string };
+
+export interface Problem {
+  type: 'about:blank';
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  errors?: FieldError[];
+}
+
+/** The one error class of the server: it knows its code and renders itself as a problem. */
+export class SvcError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: FieldError[] | undefined;
+  /** Extra response headers, e.g. `Allow` for 405. */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, detail: string, opts: { errors?: FieldError[]; headers?: Record<string, string>; status?: number } = {}) {
+    super(detail);
+    this.name = 'SvcError';
+    this.code = code;
+    this.status = opts.status ?? CATALOGUE[code].status;
+    this.errors = opts.errors;
+    this.headers = opts.headers;
+  }
+
+  toProblem(): Problem {
+    const problem: Problem = {
+      type: 'about:blank',
+      title: CATALOGUE[this.code].title,
+      status: this.status,
+      detail: this.message,
+      code: this.code,
+    };
+    if (this.errors?.length) problem.errors = this.errors;
+    return problem;
+  }
+}
+
+/** HTTP reason phrases for statuses a handler may set itself (titles of handler-rendered problems). */
+export function statusTitle(status: number): string {
+  return STATUS_TITLES[status] ?? (status >= 500 ? 'Internal Server Error' : status >= 400 ? 'Bad Request' : 'OK');
+}
+
+const STATUS_TITLES: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  406: 'Not Acceptable', 409: 'Conflict', 410: 'Gone', 412: 'Precondition Failed', 413: 'Content Too Large',
+  414: 'URI Too Long', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable',
+};

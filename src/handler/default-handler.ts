@@ -1,0 +1,185 @@
+// The default handler (SPEC §5, §6): each event becomes store calls and one representation.
+
+import { SvcError } from '../errors.ts';
+import { parseQuery } from '../model/query.ts';
+import type { Member, Model, Query } from '../model/types.ts';
+import type { RenderContext } from '../representation/representation.ts';
+import { allowHeader, type EventName } from '../routing/events.ts';
+import { collectionUrl, type Exchange } from '../server/exchange.ts';
+import { createMember, deleteMember, etagOf, getMember, parseEtags, parseId, updateMember } from './members.ts';
+
+/** What `/event/resource/*` hold after a delegate. */
+export interface DelegateResult {
+  member?: Member;
+  collection?: Member[];
+}
+
+/** Events the default handler serves, per target; the others are 405. */
+const SERVED_ON_COLLECTION: readonly EventName[] = ['list', 'create'];
+const SERVED_ON_MEMBER: readonly EventName[] = ['retrieve', 'update', 'delete'];
+
+/** The most members collected for `/event/resource/collection` (the response itself streams all). */
+export const MAX_COLLECTED = 10_000;
+
+function modelOf(ex: Exchange): Model {
+  const model = ex.app.models.get(ex.target.collection);
+  if (!model) throw new SvcError('collection-not-found', `No collection "${ex.target.collection}".`);
+  return model;
+}
+
+function renderContext(ex: Exchange, model: Model): RenderContext {
+  return { model, collectionUrl: collectionUrl(ex) };
+}
+
+function requireId(ex: Exchange, model: Model): number {
+  // The default handler defines no sub-resources below a member.
+  if (ex.target.pathInfo !== undefined) {
+    throw new SvcError('not-found', `The default handler serves no path below a member (${ex.target.pathInfo}).`);
+  }
+  const raw = ex.params.get(`${model.name}Id`) ?? ex.target.id;
+  const id = parseId(raw);
+  if (id === undefined) throw new SvcError('member-not-found', `No ${model.name} member has the id ${JSON.stringify(raw)}.`);
+  return id;
+}
+
+function memberNotFound(model: Model, id: number): SvcError {
+  return new SvcError('member-not-found', `No ${model.name} member has the id ${id}.`);
+}
+
+function sendMember(ex: Exchange, model: Model, member: Member, status: number): void {
+  const rep = ex.representation;
+  ex.res.setStatus(status);
+  ex.res.setHeader('content-type', rep.contentType);
+  ex.res.setHeader('etag', etagOf(member));
+  ex.res.end(rep.renderMember(renderContext(ex, model), member));
+}
+
+/** Query string of a list URL with `start`/`count` replaced, for paging links. */
+function pageUrl(ex: Exchange, start: number, count: number | undefined): string {
+  const sp = new URLSearchParams();
+  for (const [k, v] of ex.params) if (k !== 'start' && k !== 'count' && k !== `${ex.target.collection}Id`) sp.append(k, v);
+  sp.set('start', String(start));
+  if (count !== undefined) sp.set('count', String(count));
+  return `${collectionUrl(ex)}?${sp}`;
+}
+
+async function list(ex: Exchange, model: Model, collect: boolean): Promise<DelegateResult> {
+  const rep = ex.representation;
+  const query: Query = parseQuery(model, ex.params, rep.defaultOrder, new Set([`${model.name}Id`]));
+  const store = ex.app.store;
+  const total = await store.count(model, query.filters);
+  let newest: string | undefined;
+  if (rep.needsNewest) {
+    for await (const m of store.list(model, { filters: query.filters, order: [{ field: 'updated', desc: true }], start: 0, count: 1 })) newest = m.updated;
+  }
+  const paged = ex.params.has('start') || ex.params.has('count');
+  const links: { first?: string; next?: string; prev?: string } = {};
+  if (paged) {
+    const { start, count } = query;
+    links.first = pageUrl(ex, 0, count);
+    if (count !== undefined && start + count < total) links.next = pageUrl(ex, start + count, count);
+    if (start > 0) links.prev = pageUrl(ex, count === undefined ? 0 : Math.max(0, start - count), count);
+    ex.res.setHeader('link', Object.entries(links).map(([rel, url]) => `<${url}>; rel="${rel}"`).join(', '));
+  }
+  ex.res.setStatus(200);
+  ex.res.setHeader('content-type', rep.contentType);
+  ex.res.setHeader('x-total-count', String(total));
+  const ctx: RenderContext = { ...renderContext(ex, model), total, ...(paged ? { links } : {}), ...(newest ? { newest } : {}) };
+
+  const collected: Member[] = [];
+  const source = store.list(model, query);
+  const members = collect
+    ? (async function* () {
+        for await (const m of source) {
+          if (collected.length < MAX_COLLECTED) collected.push(m);
+          yield m;
+        }
+      })()
+    : source;
+  for await (const chunk of rep.renderCollection(ctx, members)) {
+    if (ex.res.ended) break; // the client went away
+    await ex.res.write(chunk);
+  }
+  ex.res.end();
+  return collect ? { collection: collected } : {};
+}
+
+async function retrieve(ex: Exchange, model: Model): Promise<DelegateResult> {
+  const id = requireId(ex, model);
+  const member = await getMember(ex.app, model, id);
+  if (!member) throw memberNotFound(model, id);
+  const inm = ex.headers['if-none-match'];
+  if (inm !== undefined) {
+    const tags = parseEtags(inm, true);
+    if (tags === undefined || tags.includes(member.updated)) {
+      ex.res.setStatus(304);
+      ex.res.setHeader('etag', etagOf(member));
+      ex.res.end();
+      return { member };
+    }
+  }
+  sendMember(ex, model, member, 200);
+  return { member };
+}
+
+function bodyOf(ex: Exchange): Record<string, unknown> {
+  if (ex.body === undefined) throw new SvcError('invalid-json', 'The body is empty: send a member.');
+  return ex.body;
+}
+
+async function create(ex: Exchange, model: Model): Promise<DelegateResult> {
+  const member = await createMember(ex.app, model, bodyOf(ex), ex.bodyIsText);
+  ex.res.setHeader('location', `${collectionUrl(ex)}/${member.id}`);
+  sendMember(ex, model, member, 201);
+  return { member };
+}
+
+function ifMatch(ex: Exchange): string[] | undefined {
+  const header = ex.headers['if-match'];
+  return header === undefined ? undefined : parseEtags(header, false);
+}
+
+async function update(ex: Exchange, model: Model): Promise<DelegateResult> {
+  const id = requireId(ex, model);
+  const member = await updateMember(ex.app, model, id, bodyOf(ex), ex.bodyIsText, ifMatch(ex));
+  sendMember(ex, model, member, 200);
+  return { member };
+}
+
+async function remove(ex: Exchange, model: Model): Promise<DelegateResult> {
+  const id = requireId(ex, model);
+  if (!(await deleteMember(ex.app, model, id, ifMatch(ex)))) throw memberNotFound(model, id);
+  ex.res.setStatus(204);
+  ex.res.end();
+  return {};
+}
+
+/**
+ * Runs the default handler for the exchange's event and completes the response. Throws
+ * SvcError (nothing committed) for every error. With `collect`, a list also returns its members.
+ */
+export async function runDefault(ex: Exchange, opts: { collect?: boolean } = {}): Promise<DelegateResult> {
+  const model = modelOf(ex);
+  await ex.app.store.ensure(model);
+  switch (ex.target.event) {
+    case 'list':
+      return list(ex, model, opts.collect ?? false);
+    case 'create':
+      return create(ex, model);
+    case 'retrieve':
+      return retrieve(ex, model);
+    case 'update':
+      return update(ex, model);
+    case 'delete':
+      return remove(ex, model);
+    case 'putCollection':
+    case 'deleteCollection':
+      throw new SvcError('method-not-allowed', `The default handler does not serve ${ex.method} on a collection.`, {
+        headers: { allow: allowHeader(SERVED_ON_COLLECTION) },
+      });
+    case 'postMember':
+      throw new SvcError('method-not-allowed', `The default handler does not serve ${ex.method} on a member.`, {
+        headers: { allow: allowHeader(SERVED_ON_MEMBER) },
+      });
+  }
+}

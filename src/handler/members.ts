@@ -1,0 +1,127 @@
+// Member operations shared by the default handler and the sandbox's model API: validate, then store.
+
+import { SvcError } from '../errors.ts';
+import { parseQuery } from '../model/query.ts';
+import type { Member, Model, Order, Query } from '../model/types.ts';
+import { validateCreate, validateUpdate } from '../model/validate.ts';
+import type { App } from '../tenancy/app.ts';
+
+/** The most members one model-API `list()` call returns; page with start/count beyond it. */
+export const MODEL_API_MAX_LIST = 10_000;
+
+/**
+ * The `updated` stamp of a write: now, but always later than the previous one of the member,
+ * so that every update changes the ETag even within one millisecond.
+ */
+export function nextUpdated(previous?: string): string {
+  const now = Date.now();
+  const prev = previous ? Date.parse(previous) : Number.NEGATIVE_INFINITY;
+  return new Date(now > prev ? now : prev + 1).toISOString();
+}
+
+/** Strong entity tag of a member, derived from `updated` (SPEC §5). */
+export function etagOf(member: Member): string {
+  return `"${Date.parse(member.updated).toString(36)}"`;
+}
+
+/**
+ * The `updated` stamps an If-Match / If-None-Match header names; undefined for `*` (any current
+ * member). Tags that are not ours stand for no stamp, so they never match.
+ */
+export function parseEtags(header: string, weak: boolean): string[] | undefined {
+  if (header.trim() === '*') return undefined;
+  const stamps: string[] = [];
+  for (const raw of header.split(',')) {
+    // If-Match compares strongly, If-None-Match weakly (RFC 9110 §13.1.1, §13.1.2).
+    const m = (weak ? /^(?:W\/)?"([0-9a-z]{1,12})"$/ : /^"([0-9a-z]{1,12})"$/).exec(raw.trim());
+    if (!m) continue;
+    const d = new Date(parseInt(m[1]!, 36));
+    if (!Number.isNaN(d.getTime()) && d.getUTCFullYear() <= 9999) stamps.push(d.toISOString());
+  }
+  return stamps;
+}
+
+/** Parses a member id given as a number or a numeric string; undefined when it is not one. */
+export function parseId(id: unknown): number | undefined {
+  const n = typeof id === 'number' ? id : typeof id === 'string' && /^[1-9][0-9]{0,15}$/.test(id) ? Number(id) : NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+export function toQuery(model: Model, params: Record<string, unknown>, defaultOrder: readonly Order[] = []): Query {
+  const entries: [string, string][] = [];
+  for (const [k, v] of Object.entries(params ?? {})) {
+    if (v === undefined || v === null) continue;
+    entries.push([k, typeof v === 'string' ? v : String(v)]);
+  }
+  return parseQuery(model, entries, defaultOrder);
+}
+
+export async function listMembers(app: App, model: Model, params: Record<string, unknown> = {}): Promise<Member[]> {
+  const q = toQuery(model, params);
+  const query: Query = { ...q, count: Math.min(q.count ?? MODEL_API_MAX_LIST, MODEL_API_MAX_LIST) };
+  await app.store.ensure(model);
+  const out: Member[] = [];
+  for await (const m of app.store.list(model, query)) out.push(m);
+  return out;
+}
+
+export async function countMembers(app: App, model: Model, params: Record<string, unknown> = {}): Promise<number> {
+  const query = toQuery(model, params);
+  await app.store.ensure(model);
+  return app.store.count(model, query.filters);
+}
+
+export async function getMember(app: App, model: Model, id: unknown): Promise<Member | null> {
+  const n = parseId(id);
+  if (n === undefined) return null;
+  await app.store.ensure(model);
+  return app.store.get(model, n);
+}
+
+export async function createMember(app: App, model: Model, values: Record<string, unknown>, text = false): Promise<Member> {
+  const data = validateCreate(model, values, text);
+  await app.store.ensure(model);
+  return app.store.insert(model, data, nextUpdated());
+}
+
+/**
+ * Replaces the editable fields of member `id`. With `ifMatch` (the `updated` stamps of the
+ * entity tags the client sent), nothing is written unless the member is still at one of them: 412.
+ */
+export async function updateMember(app: App, model: Model, id: unknown, values: Record<string, unknown>, text = false, ifMatch?: readonly string[]): Promise<Member> {
+  const n = parseId(id);
+  if (n === undefined) throw new SvcError('member-not-found', `No ${model.name} member has the id ${String(id)}.`);
+  await app.store.ensure(model);
+  const existing = await app.store.get(model, n);
+  if (!existing) throw new SvcError('member-not-found', `No ${model.name} member has the id ${n}.`);
+  if (ifMatch !== undefined && !ifMatch.includes(existing.updated)) {
+    throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was written.`);
+  }
+  const data = validateUpdate(model, values, text, existing);
+  // Conditional on what was validated against, so a concurrent update cannot slip in between.
+  const result = await app.store.replace(model, n, data, nextUpdated(existing.updated), existing.updated);
+  if (result.ok) return result.value;
+  if (result.reason === 'not-found') throw new SvcError('member-not-found', `No ${model.name} member has the id ${n}.`);
+  if (ifMatch !== undefined) throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was written.`);
+  // Lost a race with another writer and the client asked for no precondition: try again on the new state.
+  return updateMember(app, model, n, values, text);
+}
+
+export async function deleteMember(app: App, model: Model, id: unknown, ifMatch?: readonly string[]): Promise<boolean> {
+  const n = parseId(id);
+  if (n === undefined) return false;
+  await app.store.ensure(model);
+  let ifUpdated: string | undefined;
+  if (ifMatch !== undefined) {
+    const existing = await app.store.get(model, n);
+    if (!existing) return false;
+    if (!ifMatch.includes(existing.updated)) {
+      throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was deleted.`);
+    }
+    ifUpdated = existing.updated;
+  }
+  const result = await app.store.delete(model, n, ifUpdated);
+  if (result.ok) return true;
+  if (result.reason === 'conflict') throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was deleted.`);
+  return false;
+}

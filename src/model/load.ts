@@ -1,0 +1,135 @@
+// Reading a model file: the JSON Schema of the model format (ajv), then the checks a schema cannot say.
+
+import { Ajv, type ErrorObject } from 'ajv';
+import { basename } from 'node:path';
+import { DEFAULT_MAX_LENGTH, FIELD_OPTIONS, FIELD_TYPES, type FieldDef, type Model } from './types.ts';
+import { parseValue } from './values.ts';
+
+/** Collection (and model) names: SPEC §4. `types` is taken by the type metadata endpoint. */
+export const COLLECTION_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
+/** Field names are identifiers without `__`, which separates a field from its query condition. */
+export const FIELD_NAME = /^(?!.*__)[A-Za-z_][A-Za-z0-9_]*$/;
+
+const MODEL_SCHEMA = {
+  type: 'object',
+  required: ['fields'],
+  additionalProperties: false,
+  properties: {
+    fields: {
+      type: 'object',
+      additionalProperties: { $ref: '#/$defs/field' },
+    },
+    calculated_fields: { type: 'object', additionalProperties: { type: 'string' } },
+    calculated_type_fields: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+  $defs: {
+    field: {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: {
+        type: { enum: [...FIELD_TYPES] },
+        required: { type: 'boolean' },
+        max_length: { type: 'integer', minimum: 1 },
+        editable: { type: 'boolean' },
+        default_value: {},
+        label: { type: 'string' },
+        description: { type: 'string' },
+      },
+    },
+  },
+} as const;
+
+const validateSchema = new Ajv({ allErrors: true, strict: true }).compile(MODEL_SCHEMA);
+
+/** Extra checks other stages register (e.g. Atom templates naming unknown fields). */
+export type ModelCheck = (model: Model) => string[];
+const checks: ModelCheck[] = [];
+export function registerModelCheck(check: ModelCheck): void {
+  checks.push(check);
+}
+
+export type LoadResult = { ok: true; model: Model } | { ok: false; reason: string };
+
+function schemaMessage(e: ErrorObject): string {
+  const where = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : 'the model';
+  if (e.keyword === 'additionalProperties') {
+    const extra = (e.params as { additionalProperty: string }).additionalProperty;
+    return e.instancePath.startsWith('/fields/')
+      ? `${where}: unknown option "${extra}" (options: ${FIELD_OPTIONS.join(', ')})`
+      : `${where}: unknown key "${extra}" (keys: fields, calculated_fields, calculated_type_fields)`;
+  }
+  if (e.keyword === 'enum') return `${where}: unknown type ${JSON.stringify(e.data)} (types: ${FIELD_TYPES.join(', ')})`;
+  if (e.keyword === 'required') return `${where}: missing "${(e.params as { missingProperty: string }).missingProperty}"`;
+  return `${where}: ${e.message}`;
+}
+
+/** Builds a Model from the text of `file`; never throws. */
+export function loadModel(file: string, text: string): LoadResult {
+  const name = basename(file, '.json');
+  const reasons: string[] = [];
+  if (!COLLECTION_NAME.test(name)) {
+    return { ok: false, reason: `the name "${name}" must match [A-Za-z][A-Za-z0-9_-]*` };
+  }
+  if (name === 'types') return { ok: false, reason: 'the name "types" is reserved for type metadata' };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, reason: `not valid JSON: ${(e as Error).message}` };
+  }
+  if (!validateSchema(json)) {
+    return { ok: false, reason: validateSchema.errors!.map(schemaMessage).join('; ') };
+  }
+  const doc = json as {
+    fields: Record<string, Record<string, unknown>>;
+    calculated_fields?: Record<string, string>;
+    calculated_type_fields?: Record<string, string>;
+  };
+
+  const fields = new Map<string, FieldDef>();
+  fields.set('id', { name: 'id', type: 'auto', required: false, editable: true, primaryKey: true });
+  fields.set('updated', { name: 'updated', type: 'date-time', required: false, editable: true, primaryKey: false });
+  const declared: FieldDef[] = [];
+  for (const [fname, def] of Object.entries(doc.fields)) {
+    if (fname === 'id' || fname === 'updated') {
+      reasons.push(`fields.${fname}: "${fname}" is implicit in every model and cannot be declared`);
+      continue;
+    }
+    if (!FIELD_NAME.test(fname)) {
+      reasons.push(`fields.${fname}: field names must match [A-Za-z_][A-Za-z0-9_]* without "__"`);
+      continue;
+    }
+    const type = def.type as FieldDef['type'];
+    if (def.max_length !== undefined && type !== 'string') {
+      reasons.push(`fields.${fname}: max_length applies only to string fields`);
+    }
+    const field: FieldDef = {
+      name: fname,
+      type,
+      required: (def.required as boolean | undefined) ?? false,
+      editable: (def.editable as boolean | undefined) ?? true,
+      primaryKey: false,
+      ...(type === 'string' ? { maxLength: (def.max_length as number | undefined) ?? DEFAULT_MAX_LENGTH } : {}),
+      ...(def.label !== undefined ? { label: def.label as string } : {}),
+      ...(def.description !== undefined ? { description: def.description as string } : {}),
+    };
+    if (def.default_value !== undefined && def.default_value !== null) {
+      const parsed = parseValue(field, def.default_value, false);
+      if (!parsed.ok) reasons.push(`fields.${fname}.default_value ${parsed.message}`);
+      else (field as { defaultValue?: unknown }).defaultValue = parsed.value;
+    }
+    fields.set(fname, field);
+    declared.push(field);
+  }
+  const model: Model = {
+    name,
+    file,
+    fields,
+    declared,
+    calculatedFields: doc.calculated_fields ?? {},
+    calculatedTypeFields: doc.calculated_type_fields ?? {},
+  };
+  for (const check of checks) reasons.push(...check(model));
+  return reasons.length ? { ok: false, reason: reasons.join('; ') } : { ok: true, model };
+}

@@ -1,0 +1,144 @@
+// Collection query parsing (SPEC §6): parameters in, a typed Query out, or one 400 naming each bad parameter.
+
+import { SvcError, type FieldError } from '../errors.ts';
+import { CONDITIONS, type Condition, type FieldDef, type FieldType, type Filter, type Model, type Order, type Query, type Value } from './types.ts';
+import { parseValue } from './values.ts';
+
+/** Parameters that are not filters. A field named like one is filtered as `<field>__exact`. */
+export const RESERVED_PARAMS = ['start', 'count', 'order_by', 'format_as'] as const;
+
+const TEXT_CONDITIONS: readonly Condition[] = ['iexact', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith'];
+const ORDER_CONDITIONS: readonly Condition[] = ['gt', 'gte', 'lt', 'lte', 'range'];
+const DATE_PARTS: readonly Condition[] = ['year', 'month', 'day'];
+const ANY: readonly Condition[] = ['exact', 'ne', 'in', 'isnull'];
+
+/** Which conditions fit which field type, as data. */
+export const CONDITIONS_BY_TYPE: Readonly<Record<FieldType, readonly Condition[]>> = {
+  string: [...ANY, ...TEXT_CONDITIONS, ...ORDER_CONDITIONS],
+  text: [...ANY, ...TEXT_CONDITIONS, ...ORDER_CONDITIONS],
+  integer: [...ANY, ...ORDER_CONDITIONS],
+  float: [...ANY, ...ORDER_CONDITIONS],
+  auto: [...ANY, ...ORDER_CONDITIONS],
+  boolean: ANY,
+  date: [...ANY, ...ORDER_CONDITIONS, ...DATE_PARTS],
+  'date-time': [...ANY, ...ORDER_CONDITIONS, ...DATE_PARTS],
+};
+
+const PART_RANGE: Record<string, [number, number]> = { year: [0, 9999], month: [1, 12], day: [1, 31] };
+const NON_NEGATIVE = /^\d{1,15}$/;
+
+/** A field as a filter sees it: `max_length` does not bound a filter value. */
+function filterField(field: FieldDef): FieldDef {
+  if (field.maxLength === undefined) return field;
+  const { maxLength: _bound, ...unbounded } = field;
+  return unbounded;
+}
+
+function parseFilterValue(field: FieldDef, condition: Condition, raw: string): { value: Value | Value[] } | { message: string } {
+  const one = (s: string): { ok: true; value: Value } | { ok: false; message: string } => parseValue(filterField(field), s, true);
+  switch (condition) {
+    case 'isnull':
+      if (raw === 'true') return { value: true };
+      if (raw === 'false') return { value: false };
+      return { message: 'must be true or false' };
+    case 'year':
+    case 'month':
+    case 'day': {
+      const [lo, hi] = PART_RANGE[condition]!;
+      if (!/^\d{1,4}$/.test(raw) || +raw < lo || +raw > hi) return { message: `must be an integer from ${lo} to ${hi}` };
+      return { value: +raw };
+    }
+    case 'in': {
+      const values: Value[] = [];
+      for (const part of raw.split(',')) {
+        const p = one(part);
+        if (!p.ok) return { message: `value "${part}" ${p.message}` };
+        values.push(p.value);
+      }
+      return { value: values };
+    }
+    case 'range': {
+      const parts = raw.split(',');
+      if (parts.length !== 2) return { message: 'must be two comma-separated bounds, low,high' };
+      const bounds: Value[] = [];
+      for (const part of parts) {
+        const p = one(part);
+        if (!p.ok) return { message: `bound "${part}" ${p.message}` };
+        bounds.push(p.value);
+      }
+      return { value: bounds };
+    }
+    default: {
+      const p = one(raw);
+      return p.ok ? { value: p.value } : { message: p.message };
+    }
+  }
+}
+
+/**
+ * Parses the query parameters of a list request. `ignore` names parameters that are not part
+ * of the query (the member-id parameter). `defaultOrder` applies when `order_by` is absent.
+ */
+export function parseQuery(
+  model: Model,
+  params: Iterable<readonly [string, string]>,
+  defaultOrder: readonly Order[] = [],
+  ignore: ReadonlySet<string> = new Set(),
+): Query {
+  const errors: FieldError[] = [];
+  const filters: Filter[] = [];
+  let order: readonly Order[] = defaultOrder;
+  let start = 0;
+  let count: number | undefined;
+
+  for (const [name, raw] of params) {
+    if (ignore.has(name)) continue;
+    switch (name) {
+      case 'start':
+      case 'count':
+        if (!NON_NEGATIVE.test(raw)) {
+          errors.push({ parameter: name, message: 'must be a non-negative integer' });
+        } else if (name === 'start') start = Number(raw);
+        else count = Number(raw);
+        continue;
+      case 'format_as':
+        // Checked by negotiation; accepted here so that the query stays valid.
+        continue;
+      case 'order_by': {
+        const parsed: Order[] = [];
+        for (const part of raw.split(',')) {
+          const desc = part.startsWith('-');
+          const field = desc ? part.slice(1) : part;
+          if (!model.fields.has(field)) {
+            errors.push({ parameter: name, message: field ? `unknown field "${field}"` : 'has an empty field name' });
+          } else parsed.push({ field, desc });
+        }
+        order = parsed;
+        continue;
+      }
+    }
+    const sep = name.indexOf('__');
+    const fieldName = sep === -1 ? name : name.slice(0, sep);
+    const condition = (sep === -1 ? 'exact' : name.slice(sep + 2)) as Condition;
+    const field = model.fields.get(fieldName);
+    if (!field) {
+      errors.push({ parameter: name, message: `unknown field "${fieldName}"` });
+      continue;
+    }
+    if (!CONDITIONS.includes(condition)) {
+      errors.push({ parameter: name, message: `unknown condition "${condition}" (conditions: ${CONDITIONS.join(', ')})` });
+      continue;
+    }
+    if (!CONDITIONS_BY_TYPE[field.type].includes(condition)) {
+      errors.push({ parameter: name, message: `condition "${condition}" does not apply to ${field.type} field "${fieldName}"` });
+      continue;
+    }
+    const parsed = parseFilterValue(field, condition, raw);
+    if ('message' in parsed) errors.push({ parameter: name, message: parsed.message });
+    else filters.push({ field: fieldName, condition, value: parsed.value });
+  }
+  if (errors.length) {
+    throw new SvcError('invalid-query', `Invalid query: ${errors.map((e) => `${'parameter' in e ? e.parameter : e.field} ${e.message}`).join('; ')}`, { errors });
+  }
+  return count === undefined ? { filters, order, start } : { filters, order, start, count };
+}

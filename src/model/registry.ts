@@ -1,0 +1,81 @@
+// The models of one app, reloaded when their files change (checked on use, so no restart is needed).
+
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { SvcError } from '../errors.ts';
+import { COLLECTION_NAME, loadModel, type LoadResult } from './load.ts';
+import type { Model } from './types.ts';
+
+interface Entry {
+  /** mtime, ctime, size and inode: any change of the file changes this key. */
+  key: string;
+  result: LoadResult;
+}
+
+export interface ModelProblem {
+  readonly file: string;
+  readonly reason: string;
+}
+
+export class ModelRegistry {
+  readonly dir: string;
+  #cache = new Map<string, Entry>();
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  #load(name: string): LoadResult | undefined {
+    const file = join(this.dir, `${name}.json`);
+    const st = statSync(file, { throwIfNoEntry: false, bigint: false });
+    if (!st?.isFile()) {
+      this.#cache.delete(name);
+      return undefined;
+    }
+    const key = `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}`;
+    const hit = this.#cache.get(name);
+    if (hit?.key === key) return hit.result;
+    let result: LoadResult;
+    try {
+      result = loadModel(file, readFileSync(file, 'utf8'));
+    } catch (e) {
+      result = { ok: false, reason: `cannot be read: ${(e as Error).message}` };
+    }
+    if (!result.ok) console.error(`svc: model models/${name}.json rejected: ${result.reason}`);
+    this.#cache.set(name, { key, result });
+    return result;
+  }
+
+  /** The model named `name`; undefined when there is no such file. Throws when the file is invalid. */
+  get(name: string): Model | undefined {
+    if (!COLLECTION_NAME.test(name)) return undefined;
+    const result = this.#load(name);
+    if (!result) return undefined;
+    if (!result.ok) throw new SvcError('model-invalid', `models/${name}.json is invalid: ${result.reason}`);
+    return result.model;
+  }
+
+  /** Every valid model, ordered by name, and every invalid model file with its reason. */
+  all(): { models: Model[]; problems: ModelProblem[] } {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+    } catch {
+      names = [];
+    }
+    const models: Model[] = [];
+    const problems: ModelProblem[] = [];
+    for (const name of names) {
+      const file = `models/${name}.json`;
+      if (!COLLECTION_NAME.test(name) || name === 'types') {
+        problems.push({ file, reason: `the name "${name}" must match [A-Za-z][A-Za-z0-9_-]* and not be "types"` });
+        continue;
+      }
+      const result = this.#load(name);
+      if (!result) continue;
+      if (result.ok) models.push(result.model);
+      else problems.push({ file, reason: result.reason });
+    }
+    return { models, problems };
+  }
+}

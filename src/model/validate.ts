@@ -1,0 +1,83 @@
+// Member validation for create and update: every offending field is named in one 400.
+
+import { SvcError, type FieldError } from '../errors.ts';
+import type { Member, MemberData, Model } from './types.ts';
+import { parseValue } from './values.ts';
+
+/**
+ * Validates a body for create: declared fields only (`updated` is ignored; `id` is assigned by
+ * the store), values of the right type, required fields present after defaults.
+ * `text` is true when values are strings to convert (Atom).
+ */
+export function validateCreate(model: Model, values: Record<string, unknown>, text: boolean): MemberData {
+  const errors: FieldError[] = [];
+  const data: MemberData = Object.create(null);
+  for (const key of Object.keys(values)) {
+    if (key === 'updated') continue;
+    if (key === 'id') {
+      errors.push({ field: 'id', message: 'is assigned by the server; leave it out when creating' });
+      continue;
+    }
+    if (!model.fields.has(key)) errors.push({ field: key, message: 'is not a field of this model' });
+  }
+  for (const field of model.declared) {
+    const raw = values[field.name];
+    if (raw === undefined || raw === null || (text && raw === '' && field.type !== 'string' && field.type !== 'text')) {
+      if (field.defaultValue !== undefined) data[field.name] = field.defaultValue;
+      else if (field.required) errors.push({ field: field.name, message: 'is required' });
+      continue;
+    }
+    const parsed = parseValue(field, raw, text);
+    if (parsed.ok) data[field.name] = parsed.value;
+    else errors.push({ field: field.name, message: parsed.message });
+  }
+  if (errors.length) throw invalid(errors);
+  return data;
+}
+
+/**
+ * Validates a body for update of `existing`: every editable declared field is replaced (absent
+ * fields become absent); a non-editable field keeps its value and may only be repeated unchanged;
+ * a body `id` must equal the member's id.
+ */
+export function validateUpdate(model: Model, values: Record<string, unknown>, text: boolean, existing: Member): MemberData {
+  const errors: FieldError[] = [];
+  const data: MemberData = Object.create(null);
+  for (const key of Object.keys(values)) {
+    if (key === 'updated') continue;
+    if (key === 'id') {
+      const raw = values.id;
+      const id = text && typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+      if (id !== existing.id) errors.push({ field: 'id', message: `must equal the id in the URL (${existing.id}) or be left out` });
+      continue;
+    }
+    if (!model.fields.has(key)) errors.push({ field: key, message: 'is not a field of this model' });
+  }
+  for (const field of model.declared) {
+    const raw = values[field.name];
+    const absent = raw === undefined || raw === null || (text && raw === '' && field.type !== 'string' && field.type !== 'text');
+    if (!field.editable) {
+      const stored = existing[field.name] ?? null;
+      if (stored !== null) data[field.name] = stored;
+      if (absent) continue;
+      const parsed = parseValue(field, raw, text);
+      if (!parsed.ok) errors.push({ field: field.name, message: parsed.message });
+      else if (parsed.value !== stored) errors.push({ field: field.name, message: 'is not editable; leave it out or send its current value' });
+      continue;
+    }
+    if (absent) {
+      if (field.required) errors.push({ field: field.name, message: 'is required' });
+      continue;
+    }
+    const parsed = parseValue(field, raw, text);
+    if (parsed.ok) data[field.name] = parsed.value;
+    else errors.push({ field: field.name, message: parsed.message });
+  }
+  if (errors.length) throw invalid(errors);
+  return data;
+}
+
+function invalid(errors: FieldError[]): SvcError {
+  const names = errors.map((e) => ('field' in e ? e.field : e.parameter));
+  return new SvcError('invalid-member', `Invalid member: ${errors.map((e, i) => `${names[i]} ${e.message}`).join('; ')}`, { errors });
+}

@@ -1,0 +1,123 @@
+// Parsing values of each field type into their canonical form, from JSON or from text (query, Atom).
+
+import type { FieldDef, Value } from './types.ts';
+
+export type Parsed = { ok: true; value: Value } | { ok: false; message: string };
+
+const ok = (value: Value): Parsed => ({ ok: true, value });
+const fail = (message: string): Parsed => ({ ok: false, message });
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+// ISO 8601 / RFC 3339 date-time; an offset (or Z) is required so that the instant is unambiguous.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:\d{2})$/;
+const INTEGER = /^[+-]?\d+$/;
+const FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** Length in characters (Unicode code points), as `max_length` counts it. */
+export function charLength(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+function validDay(y: number, m: number, d: number): boolean {
+  return m >= 1 && m <= 12 && d >= 1 && d <= daysIn(y, m);
+}
+function daysIn(y: number, m: number): number {
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
+}
+
+export function parseDate(s: string): Parsed {
+  const m = DATE.exec(s);
+  if (!m || !validDay(+m[1]!, +m[2]!, +m[3]!)) {
+    return fail('must be a date YYYY-MM-DD');
+  }
+  return ok(s);
+}
+
+export function parseDateTime(s: string): Parsed {
+  const m = DATE_TIME.exec(s);
+  if (!m) return fail('must be an ISO 8601 date-time with an offset, e.g. 2024-05-01T12:00:00Z');
+  const [, y, mo, d, h, mi, sec = '0', frac = '', zone] = m;
+  if (!validDay(+y!, +mo!, +d!) || +h! > 23 || +mi! > 59 || +sec > 59) {
+    return fail('must be an ISO 8601 date-time with an offset, e.g. 2024-05-01T12:00:00Z');
+  }
+  const ms = Number((frac + '000').slice(0, 3));
+  let t = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +sec, ms);
+  if (+y! < 100) t = new Date(t).setUTCFullYear(+y!);
+  if (zone !== 'Z' && zone !== 'z') {
+    const sign = zone![0] === '-' ? -1 : 1;
+    const oh = +zone!.slice(1, 3), om = +zone!.slice(4, 6);
+    if (oh > 23 || om > 59) return fail('has an invalid UTC offset');
+    t -= sign * (oh * 60 + om) * 60_000;
+  }
+  const iso = new Date(t).toISOString();
+  // Canonical form is a 4-digit year in UTC; instants outside 0000–9999 have no such form.
+  if (iso.length !== 24) return fail('must fall between the years 0000 and 9999 in UTC');
+  return ok(iso);
+}
+
+/**
+ * Parses `raw` as a value of `field`. From JSON (`text` false) the JSON type must match;
+ * from text (query strings, Atom) the text is converted.
+ */
+export function parseValue(field: FieldDef, raw: unknown, text: boolean): Parsed {
+  switch (field.type) {
+    case 'string':
+    case 'text': {
+      if (typeof raw !== 'string') return fail('must be a string');
+      if (field.maxLength !== undefined && charLength(raw) > field.maxLength) {
+        return fail(`must be at most ${field.maxLength} characters long`);
+      }
+      return ok(raw);
+    }
+    case 'integer':
+    case 'auto': {
+      let n: number;
+      if (text) {
+        if (typeof raw !== 'string' || !INTEGER.test(raw.trim())) return fail('must be an integer');
+        n = Number(raw.trim());
+      } else {
+        if (typeof raw !== 'number') return fail('must be an integer');
+        n = raw;
+      }
+      if (!Number.isInteger(n)) return fail('must be an integer');
+      if (!Number.isSafeInteger(n)) return fail('must be an integer between -(2^53-1) and 2^53-1');
+      return ok(n === 0 ? 0 : n); // no -0
+    }
+    case 'float': {
+      let n: number;
+      if (text) {
+        if (typeof raw !== 'string' || !FLOAT.test(raw.trim())) return fail('must be a number');
+        n = Number(raw.trim());
+      } else {
+        if (typeof raw !== 'number') return fail('must be a number');
+        n = raw;
+      }
+      if (!Number.isFinite(n)) return fail('must be a finite number');
+      return ok(n === 0 ? 0 : n);
+    }
+    case 'boolean': {
+      if (text) {
+        if (raw === 'true') return ok(true);
+        if (raw === 'false') return ok(false);
+        return fail('must be true or false');
+      }
+      if (typeof raw !== 'boolean') return fail('must be true or false');
+      return ok(raw);
+    }
+    case 'date':
+      if (typeof raw !== 'string') return fail('must be a date YYYY-MM-DD');
+      return parseDate(raw);
+    case 'date-time':
+      if (typeof raw !== 'string') return fail('must be an ISO 8601 date-time string');
+      return parseDateTime(raw);
+  }
+}
+
+/** The text of a canonical value, as queries, templates and XOXO write it. */
+export function valueText(v: Value): string {
+  if (v === null) return '';
+  return String(v);
+}

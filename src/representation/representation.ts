@@ -1,0 +1,43 @@
+// The representation seam: each media type declares itself here, so a new one needs no routing change.
+
+import type { Member, Model } from '../model/types.ts';
+
+/** What a representation needs to render a list or a member, besides the members. */
+export interface RenderContext {
+  readonly model: Model;
+  /** Absolute collection URL, e.g. `http://host/resources/employees`. */
+  readonly collectionUrl: string;
+  /** Paging links of a list (absolute URLs); absent when the list is not paged. */
+  readonly links?: { readonly first?: string; readonly next?: string; readonly prev?: string };
+  /** Members matching the filters (X-Total-Count). */
+  readonly total?: number;
+  /** Newest `updated` of the members matching the filters, when the representation asked for it. */
+  readonly newest?: string;
+}
+
+/** Raw member values read from a body: typed JSON values, or strings when `text` is true. */
+export interface ParsedBody {
+  readonly values: Record<string, unknown>;
+  readonly text: boolean;
+}
+
+export interface Representation {
+  /** The `format_as` name. */
+  readonly name: 'json' | 'atom';
+  /** Media type of responses, and of request bodies it reads. */
+  readonly mediaType: string;
+  /** Content-Type header value of responses. */
+  readonly contentType: string;
+  /** Lists in this representation default to this order (JSON: creation; Atom: `updated` descending). */
+  readonly defaultOrder: readonly { readonly field: string; readonly desc: boolean }[];
+  /** True when `renderCollection` needs `RenderContext.newest` (Atom's feed/updated). */
+  readonly needsNewest: boolean;
+  /**
+   * Renders a list as chunks, so that a large list streams: the caller writes each chunk and
+   * waits for the socket to drain. `members` is consumed exactly once.
+   */
+  renderCollection(ctx: RenderContext, members: AsyncIterable<Member>): AsyncIterable<string>;
+  renderMember(ctx: RenderContext, member: Member): string;
+  /** Parses a request body; throws SvcError (`invalid-json`, `invalid-atom`) when it cannot. */
+  parseMember(body: string, model: Model): ParsedBody;
+}

@@ -1,0 +1,44 @@
+// The URL convention of SPEC §4 as a pure function: path and method in, a target or an error out.
+
+import { SvcError } from '../errors.ts';
+import { COLLECTION_NAME } from '../model/load.ts';
+import { COLLECTION_EVENTS, MEMBER_EVENTS, METHODS, type EventName, type Method } from './events.ts';
+
+export type Route =
+  | { kind: 'health' }
+  | { kind: 'types'; name?: string }
+  | { kind: 'resource'; collection: string; id?: string; pathInfo?: string; event: EventName };
+
+const ALL_METHODS = 'GET, HEAD, PUT, POST, DELETE';
+
+function notFound(path: string): SvcError {
+  return new SvcError('not-found', `Nothing is served at ${path.slice(0, 200)}.`);
+}
+
+/** Routes `method` on `path` (the URL path, still percent-encoded). */
+export function route(method: string, path: string): Route {
+  if (path === '/healthz') {
+    if (method !== 'GET' && method !== 'HEAD') throw new SvcError('method-not-allowed', `${method} is not allowed on /healthz.`, { headers: { allow: 'GET, HEAD' } });
+    return { kind: 'health' };
+  }
+  if (!path.startsWith('/resources/')) throw notFound(path);
+  // A trailing slash (an empty last segment) is 404 and never redirected (SPEC §4).
+  const segments = path.slice('/resources/'.length).split('/');
+  if (segments.some((s) => s === '')) throw notFound(path);
+  const [collection, id, ...rest] = segments as [string, ...string[]];
+  const verb: Method | undefined = method === 'HEAD' ? 'GET' : (METHODS as readonly string[]).includes(method) ? (method as Method) : undefined;
+
+  if (collection === 'types') {
+    if (rest.length > 0) throw notFound(path);
+    if (verb !== 'GET') throw new SvcError('method-not-allowed', `${method} is not allowed on type metadata.`, { headers: { allow: 'GET, HEAD' } });
+    return id === undefined ? { kind: 'types' } : { kind: 'types', name: id };
+  }
+  // Names are plain; dots, percent-encoded slashes and the like never name a collection.
+  if (!COLLECTION_NAME.test(collection)) throw notFound(path);
+  if (verb === undefined) {
+    throw new SvcError('method-not-allowed', `${method} is not a method of this server.`, { headers: { allow: ALL_METHODS } });
+  }
+  if (id === undefined) return { kind: 'resource', collection, event: COLLECTION_EVENTS[verb] };
+  const pathInfo = rest.length ? `/${rest.join('/')}` : undefined;
+  return { kind: 'resource', collection, id, event: MEMBER_EVENTS[verb], ...(pathInfo ? { pathInfo } : {}) };
+}

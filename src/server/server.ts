@@ -1,0 +1,166 @@
+// The HTTP server: the request pipeline reads as route → app → model → body → negotiate → dispatch.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Limits } from '../config.ts';
+import { SvcError } from '../errors.ts';
+import { typeMetadata } from '../model/metadata.ts';
+import { byMediaType, REPRESENTATIONS } from '../representation/index.ts';
+import { negotiate } from '../representation/negotiate.ts';
+import { route } from '../routing/route.ts';
+import type { App } from '../tenancy/app.ts';
+import { readBody } from './body.ts';
+import type { Exchange } from './exchange.ts';
+import { ResponseSink } from './response.ts';
+
+export interface ServerOptions {
+  /** The app serving a request, from its Host header; undefined → 404 (unknown tenant). */
+  resolveApp(host: string): Promise<App | undefined> | App | undefined;
+  limits: Limits;
+  dev: boolean;
+  log?: (line: string) => void;
+}
+
+export interface SvcServer {
+  readonly server: Server;
+  /** Stops accepting, lets in-flight requests finish (at most `graceMs`), then resolves. */
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+function firstValues(sp: URLSearchParams): Map<string, string> {
+  const params = new Map<string, string>();
+  for (const [k, v] of sp) if (!params.has(k)) params.set(k, v);
+  return params;
+}
+
+function headerRecord(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function sendJson(res: ResponseSink, status: number, value: unknown): void {
+  res.send(status, 'application/json; charset=utf-8', JSON.stringify(value));
+}
+
+/** Media type of a Content-Type header, without parameters; JSON when none is sent (SPEC §5). */
+function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase() || 'application/json';
+}
+
+export function createSvcServer(opts: ServerOptions): SvcServer {
+  const { limits, dev } = opts;
+  const log = opts.log ?? ((line: string) => console.error(line));
+  let inFlight = 0;
+  let closing = false;
+  let idle: (() => void) | undefined;
+
+  async function handle(req: IncomingMessage, res: ServerResponse, sink: ResponseSink): Promise<void> {
+    const target = req.url ?? '/';
+    if (Buffer.byteLength(target) > limits.maxUrlBytes) {
+      throw new SvcError('uri-too-long', `The URL is over ${limits.maxUrlBytes} bytes.`);
+    }
+    const url = new URL(target, 'http://placeholder');
+    const method = req.method ?? 'GET';
+    const r = route(method, url.pathname);
+    if (r.kind === 'health') return sendJson(sink, 200, { status: 'ok' });
+
+    // The Host header becomes part of absolute URLs (Location, Atom): only a plain host[:port] is trusted.
+    const host = req.headers.host ?? 'localhost';
+    if (!HOST.test(host)) throw new SvcError('invalid-header', 'The Host header must be a host name or address with an optional port.');
+    const app = await opts.resolveApp(host);
+    if (!app) throw new SvcError('tenant-not-found', `No app is served for host ${JSON.stringify(req.headers.host ?? '')}.`);
+
+    if (r.kind === 'types') {
+      if (r.name === undefined) return sendJson(sink, 200, app.models.all().models.map(typeMetadata));
+      const model = app.models.get(r.name);
+      if (!model) throw new SvcError('type-not-found', `No type "${r.name}".`);
+      return sendJson(sink, 200, typeMetadata(model));
+    }
+
+    // HTTP access to a model is off until its handler script exists (SPEC §1).
+    const model = app.models.get(r.collection);
+    const file = model && app.handlerFile(r.collection);
+    if (!model || !file) throw new SvcError('collection-not-found', `No collection "${r.collection}".`);
+
+    const params = firstValues(url.searchParams);
+    const representation = negotiate(REPRESENTATIONS, req.headers.accept, params.get('format_as'));
+    const rawBody = await readBody(req, limits.maxBodyBytes);
+    let body: Record<string, unknown> | undefined;
+    let bodyIsText = false;
+    if (r.event === 'create' || r.event === 'update') {
+      const mediaType = mediaTypeOf(req.headers['content-type']);
+      const reader = byMediaType(mediaType);
+      if (!reader) {
+        throw new SvcError('unsupported-media-type', `Content-Type ${mediaType} is not accepted; send ${REPRESENTATIONS.map((x) => x.mediaType).join(' or ')}.`);
+      }
+      const parsed = reader.parseMember(rawBody.toString('utf8'), model);
+      body = parsed.values;
+      bodyIsText = parsed.text;
+    }
+    if (r.id !== undefined) params.set(`${r.collection}Id`, r.id);
+
+    const ex: Exchange = {
+      app,
+      target: { collection: r.collection, event: r.event, ...(r.id !== undefined ? { id: r.id } : {}), ...(r.pathInfo !== undefined ? { pathInfo: r.pathInfo } : {}) },
+      method,
+      path: url.pathname,
+      origin: `http://${host}`,
+      params,
+      headers: headerRecord(req),
+      rawBody,
+      body,
+      bodyIsText,
+      representation,
+      res: sink,
+      dev,
+    };
+    await app.runtime.serve(ex, file);
+  }
+
+  const server = createServer(
+    {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: limits.requestTimeoutMs,
+      // How often Node checks the two timeouts above; its default (30 s) would let a slow request live twice as long.
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(limits.requestTimeoutMs / 4))),
+    },
+    (req, res) => {
+      inFlight++;
+      const sink = new ResponseSink(res, req.method === 'HEAD');
+      if (closing) sink.setHeader('connection', 'close');
+      handle(req, res, sink)
+        .catch((err: unknown) => {
+          if (err instanceof SvcError) {
+            // After a 413 the rest of the body is not read: the connection cannot be reused.
+            if (err.code === 'body-too-large') sink.setHeader('connection', 'close');
+            sink.sendError(err);
+          } else {
+            log(`svc: internal error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
+            sink.sendError(new SvcError('internal-error', dev ? String((err as Error)?.message ?? err) : 'The server failed to answer this request.'));
+          }
+        })
+        .finally(() => {
+          if (!sink.ended) sink.end();
+          if (--inFlight === 0 && idle) idle();
+        });
+    },
+  );
+
+  return {
+    server,
+    async shutdown(graceMs = 10_000) {
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const drained = inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      await drained;
+      // Keep-alive connections that finished their last request close now.
+      server.closeIdleConnections();
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}

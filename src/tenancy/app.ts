@@ -1,0 +1,41 @@
+// An app (tenant): its directory, models, handler scripts, store and handler runtime.
+
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ModelRegistry } from '../model/registry.ts';
+import type { Store } from '../store/store.ts';
+import type { HandlerRuntime } from '../handler/runtime.ts';
+
+export class App {
+  readonly name: string;
+  readonly dir: string;
+  readonly models: ModelRegistry;
+  readonly store: Store;
+  runtime!: HandlerRuntime;
+
+  constructor(name: string, dir: string, store: Store) {
+    this.name = name;
+    this.dir = dir;
+    this.store = store;
+    this.models = new ModelRegistry(join(dir, 'models'));
+  }
+
+  /**
+   * The handler script of a collection (`resources/<c>.ts`, else `.js`), or undefined when
+   * HTTP access is off. Checked on every request so that adding or removing a script takes
+   * effect at once (SPEC §8 hot reload).
+   */
+  handlerFile(collection: string): string | undefined {
+    for (const ext of ['.ts', '.js']) {
+      const file = join(this.dir, 'resources', collection + ext);
+      const st = statSync(file, { throwIfNoEntry: false });
+      if (st?.isFile()) return file;
+    }
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.runtime?.close();
+    await this.store.close();
+  }
+}

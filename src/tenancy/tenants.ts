@@ -1,0 +1,67 @@
+// Apps by Host: one app in single-app mode; in tenant mode a sub-directory per tenant, loaded on first use.
+
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Config } from '../config.ts';
+import type { HandlerRuntime } from '../handler/runtime.ts';
+import { openStore, tenantStoreUri } from '../store/open.ts';
+import { App } from './app.ts';
+
+export type RuntimeFactory = (app: App, config: Config) => HandlerRuntime;
+
+const TENANT_NAME = /^[a-z0-9-]+$/;
+
+export class Apps {
+  #config: Config;
+  #runtime: RuntimeFactory;
+  #single: App | undefined;
+  #tenants = new Map<string, Promise<App>>();
+
+  constructor(config: Config, runtime: RuntimeFactory) {
+    this.#config = config;
+    this.#runtime = runtime;
+  }
+
+  async #open(name: string, dir: string, storeUri: string): Promise<App> {
+    const store = await openStore(storeUri, name);
+    const app = new App(name, dir, store);
+    app.runtime = this.#runtime(app, this.#config);
+    return app;
+  }
+
+  /** Opens the single app up front (so a bad store URI fails at start-up, not on a request). */
+  async start(): Promise<void> {
+    if (this.#config.tenants === undefined) this.#single = await this.#open('', resolve(this.#config.app), this.#config.store);
+  }
+
+  /** The app for a request's Host; undefined for an unknown tenant. */
+  async resolve(host: string): Promise<App | undefined> {
+    if (this.#single) return this.#single;
+    const tenantsDir = this.#config.tenants;
+    if (tenantsDir === undefined) return undefined;
+    const name = host.split(/[.:]/)[0]!.toLowerCase();
+    if (!TENANT_NAME.test(name)) return undefined;
+    const dir = join(resolve(tenantsDir), name);
+    // Checked on every request, so that tenants can be added and removed without a restart.
+    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+      const gone = this.#tenants.get(name);
+      if (gone) {
+        this.#tenants.delete(name);
+        void gone.then((app) => app.close()).catch(() => {});
+      }
+      return undefined;
+    }
+    let app = this.#tenants.get(name);
+    if (!app) {
+      app = this.#open(name, dir, tenantStoreUri(this.#config.store, name));
+      this.#tenants.set(name, app);
+      app.catch(() => this.#tenants.delete(name));
+    }
+    return app;
+  }
+
+  async close(): Promise<void> {
+    const apps = [...(this.#single ? [Promise.resolve(this.#single)] : []), ...this.#tenants.values()];
+    await Promise.allSettled(apps.map(async (a) => (await a).close()));
+  }
+}

@@ -1,0 +1,74 @@
+// Test helpers: a real server on 127.0.0.1 port 0, and throw-away app directories.
+
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_LIMITS, type Config, type Limits } from '../../src/config.ts';
+import { start, type Running } from '../../src/main.ts';
+import type { RuntimeFactory } from '../../src/tenancy/tenants.ts';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const EXAMPLE_APP = join(ROOT, 'app');
+
+export interface StartOptions {
+  appDir?: string;
+  tenantsDir?: string;
+  store?: string;
+  dev?: boolean;
+  limits?: Partial<Limits>;
+  runtime?: RuntimeFactory;
+}
+
+export interface TestServer extends Running {
+  /** Absolute URL of a path on the server. */
+  at(path: string): string;
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
+  const config: Config = {
+    app: opts.appDir ?? EXAMPLE_APP,
+    ...(opts.tenantsDir ? { tenants: opts.tenantsDir } : {}),
+    port: 0,
+    host: '127.0.0.1',
+    store: opts.store ?? 'sqlite::memory:',
+    dev: opts.dev ?? false,
+    limits: { ...DEFAULT_LIMITS, ...opts.limits },
+  };
+  const running = await start(config, opts.runtime);
+  return Object.assign(running, { at: (path: string) => running.url + path });
+}
+
+export interface AppFiles {
+  models?: Record<string, unknown>;
+  resources?: Record<string, string>;
+  /** Other files, path relative to the app directory → content. */
+  files?: Record<string, string>;
+}
+
+/** Writes an app directory under the system temp dir; `cleanup` removes it. */
+export function makeApp(files: AppFiles): { dir: string; write(rel: string, content: string): void; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-app-'));
+  const write = (rel: string, content: string) => {
+    const file = join(dir, rel);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, content);
+  };
+  mkdirSync(join(dir, 'models'), { recursive: true });
+  mkdirSync(join(dir, 'resources'), { recursive: true });
+  for (const [name, model] of Object.entries(files.models ?? {})) {
+    write(`models/${name}.json`, typeof model === 'string' ? model : JSON.stringify(model, null, 2));
+  }
+  for (const [name, code] of Object.entries(files.resources ?? {})) write(`resources/${name}`, code);
+  for (const [rel, content] of Object.entries(files.files ?? {})) write(rel, content);
+  return { dir, write, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** fetch with a JSON body helper. */
+export async function send(url: string, method: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
