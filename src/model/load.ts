@@ -40,7 +40,7 @@ const MODEL_SCHEMA = {
   },
 } as const;
 
-const validateSchema = new Ajv({ allErrors: true, strict: true }).compile(MODEL_SCHEMA);
+const validateSchema = new Ajv({ allErrors: true, strict: true, verbose: true }).compile(MODEL_SCHEMA);
 
 /** Extra checks other stages register (e.g. Atom templates naming unknown fields). */
 export type ModelCheck = (model: Model) => string[];
