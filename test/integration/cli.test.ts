@@ -1,0 +1,64 @@
+// The command line (SPEC §2): flags, environment variables and `svc check`.
+
+import t from 'tap';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseConfig } from '../../src/cli.ts';
+import { DEFAULT_LIMITS } from '../../src/config.ts';
+import { EXAMPLE_APP, ROOT, makeApp } from '../helpers/server.ts';
+
+const run = promisify(execFile);
+const NODE = join(ROOT, 'node_modules/.bin/node');
+
+async function svc(...args: string[]): Promise<{ code: number; out: string }> {
+  try {
+    const { stdout, stderr } = await run(NODE, ['--disable-warning=ExperimentalWarning', join(ROOT, 'src/cli.ts'), ...args]);
+    return { code: 0, out: stdout + stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, out: err.stdout + err.stderr };
+  }
+}
+
+t.test('defaults, flags and environment variables', async (t) => {
+  const d = parseConfig(['serve'], {});
+  t.same(d.config, { app: './app', port: 8080, host: '127.0.0.1', store: 'sqlite:./data/svc.sqlite', dev: false, limits: DEFAULT_LIMITS });
+  const env = parseConfig(['serve'], { SVC_APP: '/a', SVC_TENANTS: '/t', PORT: '9', HOST: '0.0.0.0', SVC_STORE: 'sqlite::memory:', SVC_DEV: '1', SVC_MAX_BODY: '10', SVC_CPU_LIMIT: '50' });
+  t.match(env.config, { app: '/a', tenants: '/t', port: 9, host: '0.0.0.0', store: 'sqlite::memory:', dev: true, limits: { maxBodyBytes: 10, cpuLimitMs: 50 } });
+  const flags = parseConfig(['serve', '--app', '/b', '--port', '0', '--host', '::1', '--store', 'sqlite:/x.db', '--max-url', '100', '--request-timeout', '5', '--memory-limit', '32', '--max-output', '99', '--dev'], { SVC_APP: '/a', PORT: '9' });
+  t.match(flags.config, { app: '/b', port: 0, host: '::1', store: 'sqlite:/x.db', dev: true, limits: { maxUrlBytes: 100, requestTimeoutMs: 5, memoryLimitMiB: 32, maxOutputBytes: 99 } }, 'flags win over env');
+  t.throws(() => parseConfig(['serve', '--port', 'eighty'], {}), /--port must be an integer/);
+  t.throws(() => parseConfig(['serve', '--max-body', '0'], {}), /--max-body must be an integer ≥ 1/);
+  t.throws(() => parseConfig(['serve', '--bogus'], {}));
+});
+
+t.test('svc check passes on the example app', async (t) => {
+  const { code, out } = await svc('check', '--app', EXAMPLE_APP);
+  t.equal(code, 0, out);
+  t.match(out, /ok/);
+});
+
+t.test('svc check exits non-zero naming file and reason for every bad model', async (t) => {
+  const app = makeApp({
+    models: {
+      good: { fields: { a: { type: 'string' } } },
+      bad1: '{ nope',
+      bad2: { fields: { x: { type: 'money' } } },
+    },
+    resources: { 'good.ts': 'svc.delegate();\n' },
+  });
+  t.teardown(() => app.cleanup());
+  const { code, out } = await svc('check', '--app', app.dir);
+  t.equal(code, 1);
+  t.match(out, /models\/bad1\.json: not valid JSON/);
+  t.match(out, /models\/bad2\.json: fields\.x\.type: unknown type "money"/);
+  t.notMatch(out, /good\.json/);
+  t.match(out, /2 problems/);
+});
+
+t.test('a bad store URI fails at start-up with a clear message', async (t) => {
+  const { code, out } = await svc('serve', '--app', EXAMPLE_APP, '--port', '0', '--store', 'postgres://x');
+  t.equal(code, 1);
+  t.match(out, /unknown store URI/);
+});

@@ -1,0 +1,87 @@
+// Model files, value parsing and member validation as pure functions.
+
+import t from 'tap';
+import { loadModel } from '../../src/model/load.ts';
+import { parseDateTime, parseValue, parseDate } from '../../src/model/values.ts';
+import { validateCreate, validateUpdate } from '../../src/model/validate.ts';
+import type { Model } from '../../src/model/types.ts';
+
+const model = (fields: unknown, extra: Record<string, unknown> = {}) => loadModel('/app/models/things.json', JSON.stringify({ fields, ...extra }));
+
+t.test('a model gets id and updated first, then declared fields in file order', async (t) => {
+  const r = model({ b: { type: 'string' }, a: { type: 'integer', required: true } });
+  if (!r.ok) throw new Error(r.reason);
+  t.same([...r.model.fields.keys()], ['id', 'updated', 'b', 'a']);
+  t.equal(r.model.fields.get('b')!.maxLength, 50, 'string max_length defaults to 50');
+  t.equal(r.model.fields.get('a')!.required, true);
+  t.equal(r.model.fields.get('b')!.editable, true);
+});
+
+t.test('bad model files are rejected with the reason', async (t) => {
+  const cases: [string, RegExp][] = [
+    ['{', /not valid JSON/],
+    ['[]', /must be object/],
+    ['{"fields":{"x":{"type":"strnig"}}}', /unknown type "strnig"/],
+    ['{"fields":{"x":{"type":"string","colour":"red"}}}', /unknown option "colour"/],
+    ['{"fields":{"id":{"type":"integer"}}}', /"id" is implicit/],
+    ['{"fields":{"updated":{"type":"date-time"}}}', /"updated" is implicit/],
+    ['{"fields":{"x":{"type":"auto"}}}', /unknown type "auto"/],
+    ['{"fields":{"x":{"type":"integer","max_length":3}}}', /max_length applies only to string/],
+    ['{"fields":{"a__b":{"type":"integer"}}}', /field names must match/],
+    ['{"fields":{"x":{"type":"date","default_value":"tomorrow"}}}', /default_value must be a date/],
+    ['{"fields":{}, "views":{}}', /unknown key "views"/],
+    ['{"fields":{"x":{"required":true}}}', /missing "type"/],
+  ];
+  for (const [text, reason] of cases) {
+    const r = loadModel('/app/models/things.json', text);
+    t.equal(r.ok, false, text);
+    if (!r.ok) t.match(r.reason, reason, text);
+  }
+  const types = loadModel('/app/models/types.json', '{"fields":{}}');
+  t.equal(types.ok, false, '"types" is not a valid model name');
+});
+
+t.test('dates and date-times', async (t) => {
+  t.same(parseDate('2024-02-29'), { ok: true, value: '2024-02-29' });
+  t.equal(parseDate('2023-02-29').ok, false);
+  t.equal(parseDate('2024-2-1').ok, false);
+  t.same(parseDateTime('2024-01-01T01:00:00+01:00'), { ok: true, value: '2024-01-01T00:00:00.000Z' });
+  t.same(parseDateTime('2024-01-01T00:00Z'), { ok: true, value: '2024-01-01T00:00:00.000Z' });
+  t.same(parseDateTime('2024-01-01T00:00:00.123456Z'), { ok: true, value: '2024-01-01T00:00:00.123Z' });
+  t.equal(parseDateTime('2024-01-01T00:00:00').ok, false, 'an offset is required');
+  t.equal(parseDateTime('2024-01-01T24:00:00Z').ok, false);
+  t.equal(parseDateTime('0000-01-01T00:00:00+01:00').ok, false, 'outside 0000–9999 in UTC');
+});
+
+t.test('values from JSON must have the JSON type; from text they are converted', async (t) => {
+  const r = model({ i: { type: 'integer' }, f: { type: 'float' }, b: { type: 'boolean' }, s: { type: 'string', max_length: 3 } });
+  if (!r.ok) throw new Error(r.reason);
+  const f = (n: string) => r.model.fields.get(n)!;
+  t.same(parseValue(f('i'), 3, false), { ok: true, value: 3 });
+  t.equal(parseValue(f('i'), '3', false).ok, false);
+  t.same(parseValue(f('i'), '3', true), { ok: true, value: 3 });
+  t.equal(parseValue(f('i'), 2 ** 53, false).ok, false, 'unsafe integers are refused');
+  t.equal(parseValue(f('f'), Infinity, false).ok, false);
+  t.same(parseValue(f('f'), '1e3', true), { ok: true, value: 1000 });
+  t.equal(parseValue(f('f'), '0x10', true).ok, false);
+  t.equal(parseValue(f('b'), 'true', false).ok, false);
+  t.same(parseValue(f('b'), 'false', true), { ok: true, value: false });
+  t.equal(parseValue(f('s'), 'abcd', false).ok, false);
+  t.same(parseValue(f('s'), '😀😀😀', false), { ok: true, value: '😀😀😀' }, 'code points, not UTF-16 units');
+});
+
+t.test('validation of create and update', async (t) => {
+  const r = model({ name: { type: 'string', required: true }, n: { type: 'integer', default_value: 7 }, fixed: { type: 'string', editable: false } });
+  if (!r.ok) throw new Error(r.reason);
+  const m: Model = r.model;
+  t.same({ ...validateCreate(m, { name: 'a' }, false) }, { name: 'a', n: 7 });
+  t.same({ ...validateCreate(m, { name: 'a', n: null }, false) }, { name: 'a', n: 7 }, 'null is absent');
+  t.same({ ...validateCreate(m, { name: 'a', updated: 'whatever' }, false) }, { name: 'a', n: 7 }, 'updated is ignored');
+  t.throws(() => validateCreate(m, {}, false), { code: 'invalid-member', errors: [{ field: 'name', message: 'is required' }] });
+  t.same({ ...validateCreate(m, { name: 'a', n: '' }, true) }, { name: 'a', n: 7 }, 'empty text of a non-string is absent');
+  const existing = { id: 4, updated: '2024-01-01T00:00:00.000Z', name: 'a', n: 1, fixed: 'F' };
+  t.same({ ...validateUpdate(m, { name: 'b' }, false, existing) }, { name: 'b', fixed: 'F' });
+  t.same({ ...validateUpdate(m, { id: '4', name: 'b' }, true, existing) }, { name: 'b', fixed: 'F' }, 'text id compares as a number');
+  t.throws(() => validateUpdate(m, { id: 5, name: 'b' }, false, existing), { code: 'invalid-member' });
+  t.throws(() => validateUpdate(m, { name: 'b', fixed: 'G' }, false, existing), { code: 'invalid-member' });
+});
