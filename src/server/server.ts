@@ -26,7 +26,7 @@ export interface SvcServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 
 function firstValues(sp: URLSearchParams): Map<string, string> {
   const params = new Map<string, string>();

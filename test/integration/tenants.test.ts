@@ -1,0 +1,62 @@
+// Tenant mode (SPEC §10): routing by the Host's first label, separate data, tenants added and removed live.
+
+import t from 'tap';
+import { request } from 'node:http';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeApp, startServer } from '../helpers/server.ts';
+
+function call(port: number, host: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: { host, 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+const template = makeApp({
+  models: { notes: { fields: { text: { type: 'string' } } } },
+  resources: { 'notes.ts': 'svc.delegate();\n' },
+});
+const tenants = mkdtempSync(join(tmpdir(), 'svc-tenants-'));
+const data = mkdtempSync(join(tmpdir(), 'svc-tenant-data-'));
+cpSync(template.dir, join(tenants, 'acme'), { recursive: true });
+cpSync(template.dir, join(tenants, 'globex'), { recursive: true });
+const server = await startServer({ tenantsDir: tenants, store: `sqlite:${join(data, 'svc.sqlite')}` });
+t.teardown(async () => {
+  await server.close();
+  template.cleanup();
+  rmSync(tenants, { recursive: true, force: true });
+  rmSync(data, { recursive: true, force: true });
+});
+
+t.test('requests are routed by the first label of Host, and tenants share no data', async (t) => {
+  t.equal((await call(server.port, 'acme.example.com', 'POST', '/resources/notes', { text: 'a' })).status, 201);
+  t.equal((await call(server.port, 'acme.example.com:8080', 'POST', '/resources/notes', { text: 'b' })).status, 201);
+  t.equal((await call(server.port, 'globex.example.com', 'POST', '/resources/notes', { text: 'g' })).status, 201);
+  const acme = await call(server.port, 'acme.example.com', 'GET', '/resources/notes');
+  t.same((acme.json as { id: number; text: string }[]).map((m) => [m.id, m.text]), [[1, 'a'], [2, 'b']]);
+  const globex = await call(server.port, 'globex.localhost', 'GET', '/resources/notes');
+  t.same((globex.json as { id: number; text: string }[]).map((m) => [m.id, m.text]), [[1, 'g']], 'ids start at 1 per tenant');
+});
+
+t.test('an unknown tenant is 404', async (t) => {
+  const res = await call(server.port, 'initech.example.com', 'GET', '/resources/notes');
+  t.equal(res.status, 404);
+  t.match(res.json, { code: 'tenant-not-found' });
+  t.equal((await call(server.port, 'Bad_Name.example.com', 'GET', '/resources/notes')).status, 404);
+  t.equal((await call(server.port, 'initech.example.com', 'GET', '/healthz')).status, 200, 'health does not depend on the tenant');
+});
+
+t.test('tenants are added and removed without a restart', async (t) => {
+  cpSync(template.dir, join(tenants, 'initech'), { recursive: true });
+  t.equal((await call(server.port, 'initech.example.com', 'GET', '/resources/notes')).status, 200);
+  rmSync(join(tenants, 'initech'), { recursive: true, force: true });
+  t.equal((await call(server.port, 'initech.example.com', 'GET', '/resources/notes')).status, 404);
+});
