@@ -23,7 +23,7 @@ t.test('every acknowledged create, update and delete is there after SIGKILL', as
       try {
         const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `w${w}-${i}` }) });
         if (res.status !== 201) continue;
-        const { id, name } = await res.json();
+        const { id, name } = await res.json() as any;
         acknowledged.set(id, name);
         if (i % 5 === 0) {
           const upd = await fetch(`${url}/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `${name}-u` }) });
@@ -54,7 +54,7 @@ t.test('every acknowledged create, update and delete is there after SIGKILL', as
     second.child.kill('SIGKILL');
   });
   const res = await fetch(`${second.url}/resources/departments`);
-  const stored = new Map<number, string>((await res.json()).map((m: { id: number; name: string }) => [m.id, m.name]));
+  const stored = new Map<number, string>((await res.json() as any).map((m: { id: number; name: string }) => [m.id, m.name]));
   let missing = 0;
   let stale = 0;
   for (const [id, name] of acknowledged) {
@@ -66,6 +66,6 @@ t.test('every acknowledged create, update and delete is there after SIGKILL', as
   t.equal(stale, 0, 'no acknowledged update is lost');
   t.equal([...deleted].filter((id) => stored.has(id)).length, 0, 'no acknowledged delete is undone');
   const created = await fetch(`${second.url}/resources/departments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"after"}' });
-  const { id } = await created.json();
+  const { id } = await created.json() as any;
   t.ok(id > Math.max(...acknowledged.keys(), ...deleted), 'ids are not reused after the crash');
 });

@@ -30,7 +30,7 @@ t.test('type metadata record exactly as specified', async (t) => {
   const res = await fetch(server.at('/resources/types/employees'));
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /^application\/json/);
-  t.same(await res.json(), {
+  t.same(await res.json() as any, {
     type: 'employees',
     fields: {
       id: { type: 'auto', required: false, editable: true, primary_key: true },
@@ -45,10 +45,10 @@ t.test('type metadata record exactly as specified', async (t) => {
 t.test('GET /resources/types lists every valid model, ordered by name, even without a handler', async (t) => {
   const res = await fetch(server.at('/resources/types'));
   t.equal(res.status, 200);
-  const types = await res.json();
+  const types = await res.json() as any;
   t.same(types.map((x: { type: string }) => x.type), ['a-b_c', 'employees', 'hidden']);
   t.equal((await fetch(server.at('/resources/types/nope'))).status, 404);
-  t.equal((await (await fetch(server.at('/resources/types/nope'))).json()).code, 'type-not-found');
+  t.equal((await (await fetch(server.at('/resources/types/nope'))).json() as any).code, 'type-not-found');
   t.equal((await fetch(server.at('/resources/types'), { headers: { accept: 'application/atom+xml' } })).headers.get('content-type')?.startsWith('application/json'), true, 'type metadata is always JSON');
   t.equal((await send(server.at('/resources/types'), 'POST', {})).status, 405);
 });
@@ -56,7 +56,7 @@ t.test('GET /resources/types lists every valid model, ordered by name, even with
 t.test('a bad model file is reported and the others keep serving', async (t) => {
   const res = await fetch(server.at('/resources/broken'));
   t.equal(res.status, 500);
-  const problem = await res.json();
+  const problem = await res.json() as any;
   t.equal(problem.code, 'model-invalid');
   t.match(problem.detail, /models\/broken\.json/);
   t.match(problem.detail, /unknown type "strnig"/);
@@ -66,7 +66,7 @@ t.test('a bad model file is reported and the others keep serving', async (t) => 
 t.test('a model without a handler script is not served', async (t) => {
   const res = await fetch(server.at('/resources/hidden'));
   t.equal(res.status, 404);
-  t.equal((await res.json()).code, 'collection-not-found');
+  t.equal((await res.json() as any).code, 'collection-not-found');
   app.write('resources/hidden.js', 'svc.delegate();\n');
   t.equal((await fetch(server.at('/resources/hidden'))).status, 200, 'served as soon as the script exists');
   rmSync(join(app.dir, 'resources/hidden.js'));
@@ -93,7 +93,7 @@ t.test('every other path is 404; /healthz is 200', async (t) => {
   t.equal((await fetch(server.at('/employees'))).status, 404);
   const health = await fetch(server.at('/healthz'));
   t.equal(health.status, 200);
-  t.same(await health.json(), { status: 'ok' });
+  t.same(await health.json() as any, { status: 'ok' });
 });
 
 t.test('unknown methods are 405 with Allow', async (t) => {
@@ -122,15 +122,15 @@ t.test('model changes take effect on the next request', async (t) => {
   writeFileSync(file, JSON.stringify({ fields: { name: { type: 'string', required: true, max_length: 50 }, birthday: { type: 'date' }, active: { type: 'boolean' }, team: { type: 'string' } } }));
   const created = await send(server.at('/resources/employees'), 'POST', { name: 'Zed', team: 'core' });
   t.equal(created.status, 201, 'the new field is accepted');
-  t.equal((await created.json()).team, 'core');
-  const meta = await (await fetch(server.at('/resources/types/employees'))).json();
+  t.equal((await created.json() as any).team, 'core');
+  const meta = await (await fetch(server.at('/resources/types/employees'))).json() as any;
   t.ok(meta.fields.team);
   writeFileSync(file, '{ not json');
   const bad = await fetch(server.at('/resources/employees'));
   t.equal(bad.status, 500);
-  t.match((await bad.json()).detail, /not valid JSON/);
+  t.match((await bad.json() as any).detail, /not valid JSON/);
   writeFileSync(file, original);
   const back = await fetch(server.at('/resources/employees'));
   t.equal(back.status, 200);
-  t.notOk((await back.json()).some((m: Record<string, unknown>) => 'team' in m), 'removed fields are not returned');
+  t.notOk((await back.json() as any).some((m: Record<string, unknown>) => 'team' in m), 'removed fields are not returned');
 });

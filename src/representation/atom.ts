@@ -1,0 +1,102 @@
+// The Atom representation (SPEC §7, RFC 4287): a list is a feed, a member an entry with XOXO content.
+
+import type { Member, Model } from '../model/types.ts';
+import { valueText } from '../model/values.ts';
+import { ATOM_NS, XHTML_NS } from './atom-ns.ts';
+import { readAtomEntry } from './atom-read.ts';
+import { templatesOf, type AtomTemplates } from './atom-templates.ts';
+import type { ParsedBody, RenderContext, Representation } from './representation.ts';
+import { escapeXml } from './xml-escape.ts';
+
+export { templateErrors } from './atom-templates.ts';
+
+/** A list is written in chunks of about this many UTF-16 code units, so that huge feeds stream. */
+const CHUNK_SIZE = 16 * 1024;
+
+const DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n';
+const PAGING_RELS = ['first', 'prev', 'next'] as const;
+
+/** What a model's entries share: compiled templates, and the XOXO head and `<dt>`s written once. */
+interface EntryShape {
+  readonly templates: AtomTemplates;
+  /** `<content type="xhtml"><div …><ol class="xoxo"><li name="…"><dl>` */
+  readonly contentHead: string;
+  /** Per field, in model order: its name and `<dt>name</dt><dd>`. */
+  readonly fields: readonly (readonly [string, string])[];
+}
+
+const shapes = new WeakMap<Model, EntryShape>();
+
+function shapeOf(model: Model): EntryShape {
+  let shape = shapes.get(model);
+  if (!shape) {
+    shape = {
+      templates: templatesOf(model),
+      contentHead: `<content type="xhtml"><div xmlns="${XHTML_NS}"><ol class="xoxo"><li name="${escapeXml(model.name)}"><dl>`,
+      fields: [...model.fields.keys()].map((name) => [name, `<dt>${escapeXml(name)}</dt><dd>`] as const),
+    };
+    shapes.set(model, shape);
+  }
+  return shape;
+}
+
+/** One `<entry>` (without a namespace declaration: the caller's root carries it). */
+function entry(shape: EntryShape, collectionUrl: string, m: Member): string {
+  const t = shape.templates;
+  const url = escapeXml(`${collectionUrl}/${m.id}`);
+  let out = `<entry><title>${t.title(m)}</title><link href="${url}?format_as=atom"/><link rel="edit" href="${url}"/><id>${url}</id><updated>${escapeXml(m.updated)}</updated><author><name>${t.authorName(m)}</name></author>`;
+  if (t.summary) out += `<summary>${t.summary(m)}</summary>`;
+  out += shape.contentHead;
+  for (const [name, dt] of shape.fields) {
+    const v = m[name];
+    // Absent fields have no key (SPEC §5): they get no dt/dd at all, unlike an empty string.
+    if (v === undefined || v === null) continue;
+    out += `${dt}${escapeXml(valueText(v))}</dd>`;
+  }
+  return out + '</dl></li></ol></div></content></entry>';
+}
+
+function feedHead(ctx: RenderContext): string {
+  const url = escapeXml(ctx.collectionUrl);
+  const t = templatesOf(ctx.model);
+  // rel="self" as RFC 4287 §4.1.1 recommends; the plain link is SPEC §7's feed/link (alternate).
+  let out = `${DECLARATION}<feed xmlns="${ATOM_NS}"><title>${t.feedTitle}</title><link href="${url}?format_as=atom"/><link rel="self" href="${url}?format_as=atom"/>`;
+  for (const rel of PAGING_RELS) {
+    const href = ctx.links?.[rel];
+    if (href !== undefined) out += `<link rel="${rel}" href="${escapeXml(href)}"/>`;
+  }
+  return `${out}<id>${url}</id><updated>${escapeXml(ctx.newest || new Date().toISOString())}</updated>`;
+}
+
+export const atom: Representation = {
+  name: 'atom',
+  mediaType: 'application/atom+xml',
+  // One content type for feeds and entries: RFC 5023's type=entry|feed parameter is optional,
+  // and the seam has a single content type per representation.
+  contentType: 'application/atom+xml; charset=utf-8',
+  defaultOrder: [{ field: 'updated', desc: true }],
+  needsNewest: true,
+
+  async *renderCollection(ctx, members) {
+    const shape = shapeOf(ctx.model);
+    let buf = feedHead(ctx);
+    for await (const m of members) {
+      buf += entry(shape, ctx.collectionUrl, m);
+      if (buf.length >= CHUNK_SIZE) {
+        yield buf;
+        buf = '';
+      }
+    }
+    yield buf + '</feed>';
+  },
+
+  renderMember(ctx, member) {
+    const body = entry(shapeOf(ctx.model), ctx.collectionUrl, member);
+    // The entry is the root of its own document (RFC 4287 §4.1.2): it declares the namespace.
+    return `${DECLARATION}<entry xmlns="${ATOM_NS}"${body.slice('<entry'.length)}`;
+  },
+
+  parseMember(body): ParsedBody {
+    return { values: readAtomEntry(body), text: true };
+  },
+};
