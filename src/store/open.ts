@@ -2,6 +2,7 @@
 
 import type { Store } from './store.ts';
 
+/** Opens the store of app `name` ('' in single-app mode; a tenant's name gets its own file or database). */
 export async function openStore(uri: string, name: string): Promise<Store> {
   if (uri.startsWith('sqlite:')) {
     const { openSqliteStore } = await import('./sqlite.ts');
@@ -11,13 +12,4 @@ export async function openStore(uri: string, name: string): Promise<Store> {
     throw new Error(`store ${uri.split('@').pop()}: the MongoDB store is not part of this version yet; use sqlite:<path>`);
   }
   throw new Error(`unknown store URI "${uri}": use sqlite:<path>, sqlite::memory:, mongodb://… or mongodb-memory`);
-}
-
-/** The store URI of one tenant: an SQLite file per tenant beside the configured one. */
-export function tenantStoreUri(uri: string, tenant: string): string {
-  if (uri === 'sqlite::memory:' || !uri.startsWith('sqlite:')) return uri;
-  const path = uri.slice('sqlite:'.length);
-  const dot = path.lastIndexOf('.');
-  const slash = path.lastIndexOf('/');
-  return dot > slash ? `sqlite:${path.slice(0, dot)}.${tenant}${path.slice(dot)}` : `sqlite:${path}.${tenant}`;
 }

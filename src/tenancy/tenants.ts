@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import type { HandlerRuntime } from '../handler/runtime.ts';
-import { openStore, tenantStoreUri } from '../store/open.ts';
+import { openStore } from '../store/open.ts';
 import { App } from './app.ts';
 
 export type RuntimeFactory = (app: App, config: Config) => HandlerRuntime;
@@ -53,7 +53,7 @@ export class Apps {
     }
     let app = this.#tenants.get(name);
     if (!app) {
-      app = this.#open(name, dir, tenantStoreUri(this.#config.store, name));
+      app = this.#open(name, dir, this.#config.store);
       this.#tenants.set(name, app);
       app.catch(() => this.#tenants.delete(name));
     }

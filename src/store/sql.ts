@@ -1,0 +1,247 @@
+// Translation of parsed collection queries (filters, order, slice) into SQLite SQL with bound parameters.
+//
+// Pure: takes the shape of a table and a query, returns SQL text and its parameters. Values are
+// always bound (`?`), never written into the SQL; only identifiers are, double-quoted.
+
+import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
+import type { Condition, FieldType, Filter, Order, Query, Value } from '../model/types.ts';
+
+/** One field as stored: the column that holds it and the field's current type. */
+export interface Column {
+  readonly field: string;
+  readonly column: string;
+  readonly type: FieldType;
+}
+
+/** A model's table: its name and its columns, `id` and `updated` first, then the declared fields. */
+export interface TableShape {
+  readonly table: string;
+  readonly columns: readonly Column[];
+}
+
+export interface Sql {
+  readonly sql: string;
+  readonly params: SQLInputValue[];
+}
+
+/** The deterministic SQL function that lower-cases with full Unicode rules (SQLite's lower() is ASCII-only). */
+export const LOWER_FUNCTION = 'svc_lower';
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/** The JS side of LOWER_FUNCTION: text (or text read as a BLOB, see textExpr) lower-cased. */
+export function lowerCase(v: SQLOutputValue): SQLInputValue {
+  if (typeof v === 'string') return v.toLowerCase();
+  if (v instanceof Uint8Array) return decoder.decode(v).toLowerCase();
+  return v;
+}
+
+/**
+ * A string/text column as it reaches JS. node:sqlite (24.9) cuts text at its first NUL character
+ * when it converts it to a JS string (in results and in function arguments), so text that holds
+ * a NUL is passed as a BLOB and decoded in JS.
+ */
+function textExpr(col: string): string {
+  return `CASE WHEN instr(${col}, char(0)) THEN CAST(${col} AS BLOB) ELSE ${col} END`;
+}
+
+/** `col` lower-cased by LOWER_FUNCTION. */
+function folded(col: string): string {
+  return `${LOWER_FUNCTION}(${textExpr(col)})`;
+}
+
+/** `name` as an SQL identifier: double-quoted, inner quotes doubled (https://sqlite.org/lang_keywords.html). */
+export function quoteIdent(name: string): string {
+  if (name.length === 0 || name.includes('\0')) throw new Error(`invalid SQL identifier ${JSON.stringify(name)}`);
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A value as SQLite binds it: booleans are stored as 0/1. */
+export function toSql(value: Value): SQLInputValue {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+const TEXT_TYPES: ReadonlySet<FieldType> = new Set(['string', 'text', 'date', 'date-time']);
+
+/**
+ * The smallest string greater than every string that starts with `prefix`, in code point order
+ * (which is SQLite's BINARY order of UTF-8 text): the last code point incremented. Undefined when
+ * no such string exists (the prefix is all U+10FFFF).
+ */
+export function prefixSuccessor(prefix: string): string | undefined {
+  const cps = [...prefix].map((c) => c.codePointAt(0)!);
+  while (cps.length > 0) {
+    const last = cps.pop()!;
+    if (last === 0x10ffff) continue;
+    // Skip the surrogate range: lone surrogates cannot be stored as UTF-8.
+    cps.push(last === 0xd7ff ? 0xe000 : last + 1);
+    return String.fromCodePoint(...cps);
+  }
+  return undefined;
+}
+
+type Translate = (col: string, value: Value | Value[], column: Column) => Sql;
+
+const FALSE: Sql = { sql: '0', params: [] };
+const one = (v: Value | Value[]): Value => (Array.isArray(v) ? (v[0] ?? null) : v);
+const lower = (v: Value | Value[]): string => String(one(v)).toLowerCase();
+
+function compare(op: string): Translate {
+  // NULL compared with anything is NULL, so absent values never match (as MongoDB's $gt & co.).
+  return (col, value) => ({ sql: `${col} ${op} ?`, params: [toSql(one(value))] });
+}
+
+function startsWith(col: string, prefix: string, column: Column, fold: boolean): Sql {
+  if (prefix === '') return { sql: `${col} IS NOT NULL`, params: [] };
+  // Compared as UTF-8 bytes: SQLite's substr() of text stops counting characters at a NUL,
+  // and a byte prefix that is whole UTF-8 is a character prefix.
+  const bytes = encoder.encode(prefix);
+  const exact = { sql: `substr(CAST(${fold ? folded(col) : col} AS BLOB), 1, ?) = ?`, params: [bytes.length, bytes] };
+  if (fold || !TEXT_TYPES.has(column.type)) return exact;
+  // A range on the column lets SQLite use the field's index; the substr() check keeps the
+  // result exact whatever the range admits.
+  const succ = prefixSuccessor(prefix);
+  const range = succ === undefined ? `${col} >= ?` : `${col} >= ? AND ${col} < ?`;
+  return {
+    sql: `${range} AND ${exact.sql}`,
+    params: [prefix, ...(succ === undefined ? [] : [succ]), ...exact.params],
+  };
+}
+
+function endsWith(col: string, suffix: string, fold: boolean): Sql {
+  if (suffix === '') return { sql: `${col} IS NOT NULL`, params: [] };
+  // substr(X, -n) is the last n bytes of a BLOB (all of X when it is shorter, which cannot be
+  // equal); bytes, as in startsWith.
+  const bytes = encoder.encode(suffix);
+  return { sql: `substr(CAST(${fold ? folded(col) : col} AS BLOB), ?) = ?`, params: [-bytes.length, bytes] };
+}
+
+function contains(col: string, needle: string, fold: boolean): Sql {
+  const expr = fold ? folded(col) : col;
+  // instr() compares characters literally: %, _ and \ have no special meaning, unlike LIKE.
+  return { sql: `instr(${expr}, ?) > 0`, params: [needle] };
+}
+
+/** Compares the 2-digit month or day of a canonical date / date-time string. */
+function datePart(start: number): Translate {
+  return (col, value) => {
+    const n = one(value);
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 99) return FALSE;
+    return { sql: `substr(${col}, ${start}, 2) = ?`, params: [String(n).padStart(2, '0')] };
+  };
+}
+
+/** How each condition of SPEC §6 reads in SQL; `col` is the quoted column. */
+const CONDITION_SQL: Record<Condition, Translate> = {
+  exact: (col, value) => {
+    const v = one(value);
+    return v === null ? { sql: `${col} IS NULL`, params: [] } : { sql: `${col} = ?`, params: [toSql(v)] };
+  },
+  iexact: (col, value) => ({ sql: `${folded(col)} = ?`, params: [lower(value)] }),
+  contains: (col, value) => contains(col, String(one(value)), false),
+  icontains: (col, value) => contains(col, lower(value), true),
+  startswith: (col, value, column) => startsWith(col, String(one(value)), column, false),
+  istartswith: (col, value, column) => startsWith(col, lower(value), column, true),
+  endswith: (col, value) => endsWith(col, String(one(value)), false),
+  iendswith: (col, value) => endsWith(col, lower(value), true),
+  gt: compare('>'),
+  gte: compare('>='),
+  lt: compare('<'),
+  lte: compare('<='),
+  // MongoDB's $ne semantics: absent values are "not equal" too.
+  ne: (col, value) => {
+    const v = one(value);
+    return v === null
+      ? { sql: `${col} IS NOT NULL`, params: [] }
+      : { sql: `(${col} IS NULL OR ${col} <> ?)`, params: [toSql(v)] };
+  },
+  in: (col, value) => {
+    const values = Array.isArray(value) ? value : [value];
+    const present = values.filter((v) => v !== null);
+    const parts: string[] = [];
+    if (present.length > 0) parts.push(`${col} IN (${present.map(() => '?').join(', ')})`);
+    if (present.length < values.length) parts.push(`${col} IS NULL`);
+    if (parts.length === 0) return FALSE;
+    return { sql: parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`, params: present.map(toSql) };
+  },
+  range: (col, value) => {
+    const [low, high] = Array.isArray(value) ? value : [value, value];
+    return { sql: `${col} >= ? AND ${col} <= ?`, params: [toSql(low ?? null), toSql(high ?? null)] };
+  },
+  isnull: (col, value) => ({ sql: one(value) ? `${col} IS NULL` : `${col} IS NOT NULL`, params: [] }),
+  // Canonical dates start with a 4-digit year, so a year is a range of the text (index-friendly).
+  year: (col, value) => {
+    const y = one(value);
+    if (typeof y !== 'number' || !Number.isInteger(y) || y < 0 || y > 9999) return FALSE;
+    const yyyy = String(y).padStart(4, '0');
+    return { sql: `${col} >= ? AND ${col} < ?`, params: [`${yyyy}-`, `${yyyy}.`] };
+  },
+  month: datePart(6),
+  day: datePart(9),
+};
+
+function column(shape: TableShape, field: string): Column {
+  const c = shape.columns.find((c) => c.field === field);
+  if (!c) throw new Error(`model of table ${shape.table} has no field ${field}`);
+  return c;
+}
+
+/** The WHERE clause (with its keyword) of `filters`, or '' when there are none. All filters apply. */
+export function whereSql(shape: TableShape, filters: readonly Filter[]): Sql {
+  if (filters.length === 0) return { sql: '', params: [] };
+  const parts: string[] = [];
+  const params: SQLInputValue[] = [];
+  for (const f of filters) {
+    const c = column(shape, f.field);
+    const part = CONDITION_SQL[f.condition](quoteIdent(c.column), f.value, c);
+    parts.push(`(${part.sql})`);
+    params.push(...part.params);
+  }
+  return { sql: ` WHERE ${parts.join(' AND ')}`, params };
+}
+
+/**
+ * The ORDER BY clause: `order` in priority, ties broken by `id` ascending. NULLs sort first when
+ * ascending and last when descending, which is SQLite's natural behaviour and MongoDB's, so no
+ * NULLS FIRST/LAST is written (and the `(field, id)` indexes serve the order).
+ */
+export function orderSql(shape: TableShape, order: readonly Order[]): string {
+  const terms: string[] = [];
+  for (const o of order) {
+    terms.push(`${quoteIdent(column(shape, o.field).column)}${o.desc ? ' DESC' : ''}`);
+    if (o.field === 'id') return ` ORDER BY ${terms.join(', ')}`; // id is unique: nothing to break
+  }
+  terms.push('"id"');
+  return ` ORDER BY ${terms.join(', ')}`;
+}
+
+/** How a column is read back: see textExpr (dates are canonical and never hold a NUL). */
+export function selectExpr(c: Column): string {
+  const col = quoteIdent(c.column);
+  return c.type === 'string' || c.type === 'text' ? textExpr(col) : col;
+}
+
+/** The columns of a member, in the shape's order. */
+export function columnsSql(shape: TableShape): string {
+  return shape.columns.map(selectExpr).join(', ');
+}
+
+/** SELECT of the members matching `query`, in its order, sliced by `start` / `count`. */
+export function selectSql(shape: TableShape, query: Query): Sql {
+  const where = whereSql(shape, query.filters);
+  const params = [...where.params];
+  let sql = `SELECT ${columnsSql(shape)} FROM ${quoteIdent(shape.table)}${where.sql}${orderSql(shape, query.order)}`;
+  if (query.count !== undefined || query.start > 0) {
+    // LIMIT -1 is "no limit" in SQLite; OFFSET needs a LIMIT.
+    sql += ' LIMIT ? OFFSET ?';
+    params.push(query.count ?? -1, query.start);
+  }
+  return { sql, params };
+}
+
+/** SELECT count(*) of the members matching `filters` (only used when there are filters). */
+export function countSql(shape: TableShape, filters: readonly Filter[]): Sql {
+  const where = whereSql(shape, filters);
+  return { sql: `SELECT count(*) FROM ${quoteIdent(shape.table)}${where.sql}`, params: where.params };
+}
