@@ -1,8 +1,34 @@
 // Member validation for create and update: every offending field is named in one 400.
 
 import { SvcError, type FieldError } from '../errors.ts';
-import type { Member, MemberData, Model } from './types.ts';
+import type { FieldDef, Member, MemberData, Model } from './types.ts';
 import { parseValue } from './values.ts';
+
+/** True when `raw` means "no value": missing, null, or (from text) empty for a non-string type. */
+function isAbsent(field: FieldDef, raw: unknown, text: boolean): boolean {
+  return raw === undefined || raw === null || (text && raw === '' && field.type !== 'string' && field.type !== 'text');
+}
+
+/**
+ * The body's keys: `updated` is ignored, `id` is left to `checkId`, anything that is not a
+ * declared field is an error.
+ */
+function checkKeys(model: Model, values: Record<string, unknown>, errors: FieldError[], checkId: (raw: unknown) => string | undefined): void {
+  for (const key of Object.keys(values)) {
+    if (key === 'updated') continue;
+    if (key === 'id') {
+      const message = checkId(values.id);
+      if (message) errors.push({ field: 'id', message });
+    } else if (!model.fields.has(key)) errors.push({ field: key, message: 'is not a field of this model' });
+  }
+}
+
+/** Parses a present value into `data`, or records why it cannot be. */
+function accept(field: FieldDef, raw: unknown, text: boolean, data: MemberData, errors: FieldError[]): void {
+  const parsed = parseValue(field, raw, text);
+  if (parsed.ok) data[field.name] = parsed.value;
+  else errors.push({ field: field.name, message: parsed.message });
+}
 
 /**
  * Validates a body for create: declared fields only (`updated` is ignored; `id` is assigned by
@@ -12,24 +38,12 @@ import { parseValue } from './values.ts';
 export function validateCreate(model: Model, values: Record<string, unknown>, text: boolean): MemberData {
   const errors: FieldError[] = [];
   const data: MemberData = Object.create(null);
-  for (const key of Object.keys(values)) {
-    if (key === 'updated') continue;
-    if (key === 'id') {
-      errors.push({ field: 'id', message: 'is assigned by the server; leave it out when creating' });
-      continue;
-    }
-    if (!model.fields.has(key)) errors.push({ field: key, message: 'is not a field of this model' });
-  }
+  checkKeys(model, values, errors, () => 'is assigned by the server; leave it out when creating');
   for (const field of model.declared) {
     const raw = values[field.name];
-    if (raw === undefined || raw === null || (text && raw === '' && field.type !== 'string' && field.type !== 'text')) {
-      if (field.defaultValue !== undefined) data[field.name] = field.defaultValue;
-      else if (field.required) errors.push({ field: field.name, message: 'is required' });
-      continue;
-    }
-    const parsed = parseValue(field, raw, text);
-    if (parsed.ok) data[field.name] = parsed.value;
-    else errors.push({ field: field.name, message: parsed.message });
+    if (!isAbsent(field, raw, text)) accept(field, raw, text, data, errors);
+    else if (field.defaultValue !== undefined) data[field.name] = field.defaultValue;
+    else if (field.required) errors.push({ field: field.name, message: 'is required' });
   }
   if (errors.length) throw invalid(errors);
   return data;
@@ -43,19 +57,13 @@ export function validateCreate(model: Model, values: Record<string, unknown>, te
 export function validateUpdate(model: Model, values: Record<string, unknown>, text: boolean, existing: Member): MemberData {
   const errors: FieldError[] = [];
   const data: MemberData = Object.create(null);
-  for (const key of Object.keys(values)) {
-    if (key === 'updated') continue;
-    if (key === 'id') {
-      const raw = values.id;
-      const id = text && typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
-      if (id !== existing.id) errors.push({ field: 'id', message: `must equal the id in the URL (${existing.id}) or be left out` });
-      continue;
-    }
-    if (!model.fields.has(key)) errors.push({ field: key, message: 'is not a field of this model' });
-  }
+  checkKeys(model, values, errors, (raw) => {
+    const id = text && typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+    return id === existing.id ? undefined : `must equal the id in the URL (${existing.id}) or be left out`;
+  });
   for (const field of model.declared) {
     const raw = values[field.name];
-    const absent = raw === undefined || raw === null || (text && raw === '' && field.type !== 'string' && field.type !== 'text');
+    const absent = isAbsent(field, raw, text);
     if (!field.editable) {
       const stored = existing[field.name] ?? null;
       if (stored !== null) data[field.name] = stored;
@@ -63,15 +71,8 @@ export function validateUpdate(model: Model, values: Record<string, unknown>, te
       const parsed = parseValue(field, raw, text);
       if (!parsed.ok) errors.push({ field: field.name, message: parsed.message });
       else if (parsed.value !== stored) errors.push({ field: field.name, message: 'is not editable; leave it out or send its current value' });
-      continue;
-    }
-    if (absent) {
-      if (field.required) errors.push({ field: field.name, message: 'is required' });
-      continue;
-    }
-    const parsed = parseValue(field, raw, text);
-    if (parsed.ok) data[field.name] = parsed.value;
-    else errors.push({ field: field.name, message: parsed.message });
+    } else if (!absent) accept(field, raw, text, data, errors);
+    else if (field.required) errors.push({ field: field.name, message: 'is required' });
   }
   if (errors.length) throw invalid(errors);
   return data;
