@@ -18,14 +18,11 @@ export interface DelegateResult {
 const SERVED_ON_COLLECTION: readonly EventName[] = ['list', 'create'];
 const SERVED_ON_MEMBER: readonly EventName[] = ['retrieve', 'update', 'delete'];
 
+/** Bodies up to this many UTF-16 units are sent whole rather than streamed. */
+const SMALL_BODY = 64 * 1024;
+
 /** The most members collected for `/event/resource/collection` (the response itself streams all). */
 export const MAX_COLLECTED = 10_000;
-
-function modelOf(ex: Exchange): Model {
-  const model = ex.app.models.get(ex.target.collection);
-  if (!model) throw new SvcError('collection-not-found', `No collection "${ex.target.collection}".`);
-  return model;
-}
 
 function renderContext(ex: Exchange, model: Model): RenderContext {
   return { model, collectionUrl: collectionUrl(ex) };
@@ -96,11 +93,20 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
         }
       })()
     : source;
+  // A list that fits in SMALL_BODY goes out in one write with Content-Length; a larger one
+  // streams (chunked), so memory stays flat however many members it has.
+  let pending = '';
   for await (const chunk of rep.renderCollection(ctx, members)) {
     if (ex.res.ended) break; // the client went away
+    if (!ex.res.committed && pending.length + chunk.length <= SMALL_BODY) {
+      pending += chunk;
+      continue;
+    }
+    if (pending) await ex.res.write(pending);
+    pending = '';
     await ex.res.write(chunk);
   }
-  ex.res.end();
+  ex.res.end(ex.res.committed ? undefined : pending);
   return collect ? { collection: collected } : {};
 }
 
@@ -159,7 +165,7 @@ async function remove(ex: Exchange, model: Model): Promise<DelegateResult> {
  * SvcError (nothing committed) for every error. With `collect`, a list also returns its members.
  */
 export async function runDefault(ex: Exchange, opts: { collect?: boolean } = {}): Promise<DelegateResult> {
-  const model = modelOf(ex);
+  const model = ex.model;
   await ex.app.store.ensure(model);
   switch (ex.target.event) {
     case 'list':

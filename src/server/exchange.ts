@@ -2,6 +2,7 @@
 
 import type { App } from '../tenancy/app.ts';
 import type { EventName } from '../routing/events.ts';
+import type { Model } from '../model/types.ts';
 import type { Representation } from '../representation/representation.ts';
 import type { ResponseSink } from './response.ts';
 
@@ -17,6 +18,8 @@ export interface Target {
 export interface Exchange {
   readonly app: App;
   readonly target: Target;
+  /** The collection's model as it was when the request arrived (in-flight requests keep it). */
+  readonly model: Model;
   /** The HTTP method as sent (`HEAD` is served as `GET` by the response sink). */
   readonly method: string;
   readonly path: string;

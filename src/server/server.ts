@@ -61,9 +61,11 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     if (Buffer.byteLength(target) > limits.maxUrlBytes) {
       throw new SvcError('uri-too-long', `The URL is over ${limits.maxUrlBytes} bytes.`);
     }
-    const url = new URL(target, 'http://placeholder');
+    // Origin-form only (RFC 9112 §3.2.1); paths are matched as sent, never normalised.
+    const q = target.indexOf('?');
+    const pathname = q === -1 ? target : target.slice(0, q);
     const method = req.method ?? 'GET';
-    const r = route(method, url.pathname);
+    const r = route(method, pathname);
     if (r.kind === 'health') return sendJson(sink, 200, { status: 'ok' });
 
     // The Host header becomes part of absolute URLs (Location, Atom): only a plain host[:port] is trusted.
@@ -84,7 +86,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const file = model && app.handlerFile(r.collection);
     if (!model || !file) throw new SvcError('collection-not-found', `No collection "${r.collection}".`);
 
-    const params = firstValues(url.searchParams);
+    const params = firstValues(new URLSearchParams(q === -1 ? '' : target.slice(q + 1)));
     const representation = negotiate(REPRESENTATIONS, req.headers.accept, params.get('format_as'));
     const rawBody = await readBody(req, limits.maxBodyBytes);
     let body: Record<string, unknown> | undefined;
@@ -103,9 +105,10 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
 
     const ex: Exchange = {
       app,
+      model,
       target: { collection: r.collection, event: r.event, ...(r.id !== undefined ? { id: r.id } : {}), ...(r.pathInfo !== undefined ? { pathInfo: r.pathInfo } : {}) },
       method,
-      path: url.pathname,
+      path: pathname,
       origin: `http://${host}`,
       params,
       headers: headerRecord(req),
