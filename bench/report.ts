@@ -1,0 +1,204 @@
+// Summaries of the rounds (medians, ratios to each group's baseline) and the markdown report.
+
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import type { Measured } from './load.ts';
+import type { Group, Scenario, Target } from './scenarios.ts';
+
+/** One scenario over the rounds. */
+export interface Outcome {
+  readonly scenario: Scenario;
+  /** Every measurement without errors, in order. */
+  readonly runs: Measured[];
+  /** Against the group's baseline measured right before or after (none for the baseline itself). */
+  readonly pairs: { ratio: number; p50Ratio: number }[];
+  /** Why the scenario was not measured (errors), if it failed. */
+  failed?: string;
+}
+
+export interface Row {
+  readonly group: string;
+  readonly scenario: Scenario;
+  readonly baseline: boolean;
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly bytes: number;
+  /** X-Total-Count of list responses (members matching), when there was one. */
+  readonly total?: number;
+  /** CPU of the server and of the bench process (load generator), in cores. */
+  readonly serverCpu: number;
+  readonly clientCpu: number;
+  /** CPU of every other process meanwhile, in cores: how noisy the neighbours were. */
+  readonly otherCpu: number;
+  /** Medians over the rounds of this row ÷ the baseline measured beside it. */
+  readonly ratio: number;
+  readonly p50Ratio: number;
+  /** Every run and every pair's ratio, for the details. */
+  readonly runRps: number[];
+  readonly pairRatios: number[];
+  readonly met: boolean | undefined;
+  readonly failed?: string;
+}
+
+export interface MemoryResult {
+  readonly name: string;
+  readonly members: number;
+  readonly bytes: number;
+  readonly seconds: number;
+  readonly beforeMB: number;
+  readonly peakMB: number;
+  readonly growthMB: number;
+  readonly maxGrowthMB: number;
+  readonly failed?: string;
+}
+
+export interface RunInfo {
+  readonly date: Date;
+  readonly connections: number;
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly warmup: number;
+  readonly elapsedSeconds: number;
+}
+
+export function median(xs: readonly number[]): number {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+function meets(target: Target | undefined, ratio: number, p50Ratio: number): boolean | undefined {
+  if (!target) return undefined;
+  if (target.minRatio !== undefined && !(ratio >= target.minRatio)) return false;
+  if (target.maxP50Ratio !== undefined && !(p50Ratio <= target.maxP50Ratio)) return false;
+  return true;
+}
+
+export function summarize(groups: Readonly<Record<string, Group>>, outcomes: readonly Outcome[]): Row[] {
+  const rows: Row[] = [];
+  for (const [key, group] of Object.entries(groups)) {
+    const members = outcomes.filter((o) => o.scenario.group === key);
+    const base = members.find((o) => o.scenario.name === group.baseline);
+    if (!base) continue;
+    for (const o of [base, ...members.filter((m) => m !== base)]) {
+      const failed = o.failed ?? (o !== base && base.failed ? `baseline failed: ${base.failed}` : undefined);
+      const ratio = median(o.pairs.map((p) => p.ratio));
+      const p50Ratio = median(o.pairs.map((p) => p.p50Ratio));
+      rows.push({
+        group: key,
+        scenario: o.scenario,
+        baseline: o === base,
+        rps: median(o.runs.map((m) => m.rps)),
+        p50: median(o.runs.map((m) => m.p50)),
+        p99: median(o.runs.map((m) => m.p99)),
+        bytes: median(o.runs.map((m) => m.bytes)),
+        ...(o.runs[0]?.total !== undefined ? { total: o.runs[0].total } : {}),
+        serverCpu: median(o.runs.map((m) => m.serverCpu ?? NaN)),
+        clientCpu: median(o.runs.map((m) => m.clientCpu)),
+        otherCpu: median(o.runs.map((m) => m.otherCpu ?? NaN)),
+        ratio,
+        p50Ratio,
+        runRps: o.runs.map((m) => m.rps),
+        pairRatios: o.pairs.map((p) => p.ratio),
+        met: failed ? (o.scenario.target ? false : undefined) : meets(o.scenario.target, ratio, p50Ratio),
+        ...(failed ? { failed } : {}),
+      });
+    }
+  }
+  return rows;
+}
+
+const fixed = (x: number, digits: number) => (Number.isFinite(x) ? x.toFixed(digits) : '–');
+
+function targetText(t: Target | undefined): string {
+  if (!t) return '';
+  const parts: string[] = [];
+  if (t.minRatio !== undefined) parts.push(`≥ ${t.minRatio}`);
+  if (t.maxP50Ratio !== undefined) parts.push(`p50 ≤ ${t.maxP50Ratio}×`);
+  return parts.join(', ');
+}
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map((h, i) => (i === 0 || i === 1 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+}
+
+function cpuModel(): string {
+  try {
+    const m = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    return `${m?.[1] ?? 'unknown'} × ${availableParallelism()}`;
+  } catch {
+    return `unknown × ${availableParallelism()}`;
+  }
+}
+
+export function resultsTable(rows: readonly Row[]): string {
+  return table(
+    ['group', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio to baseline', 'p50 ratio', 'target', 'met?'],
+    rows.map((r) => [
+      r.group,
+      r.scenario.name,
+      r.failed ? 'FAILED' : fixed(r.rps, 0),
+      fixed(r.p50, 2),
+      fixed(r.p99, 2),
+      r.baseline ? 'baseline' : fixed(r.ratio, 2),
+      r.baseline ? '' : fixed(r.p50Ratio, 2),
+      targetText(r.scenario.target),
+      r.met === undefined ? '' : r.met ? 'yes' : '**no**',
+    ]),
+  );
+}
+
+export function memoryTable(results: readonly MemoryResult[]): string {
+  return table(
+    ['check', 'members', 'MB sent', 'seconds', 'RSS before MB', 'RSS peak MB', 'growth MB', 'target', 'met?'],
+    results.map((m) => [
+      m.name,
+      String(m.members),
+      fixed(m.bytes / 1e6, 1),
+      fixed(m.seconds, 2),
+      fixed(m.beforeMB, 1),
+      fixed(m.peakMB, 1),
+      fixed(m.growthMB, 1),
+      `< ${m.maxGrowthMB} MB`,
+      m.failed ? `**no** (${m.failed})` : m.growthMB < m.maxGrowthMB ? 'yes' : '**no**',
+    ]),
+  );
+}
+
+export function markdown(info: RunInfo, groups: Readonly<Record<string, Group>>, rows: readonly Row[], memory: readonly MemoryResult[]): string {
+  const usedGroups = Object.entries(groups).filter(([key]) => rows.some((r) => r.group === key));
+  const failures = rows.filter((r) => r.failed);
+  return [
+    '# svc benchmark',
+    '',
+    `Command: \`npm run bench\` — ${info.date.toISOString()}, node ${process.version}, ${cpuModel()}.`,
+    `${info.connections} connections (closed loop, no pipelining), ${info.seconds} s per scenario per round, ` +
+      `${info.rounds} rounds after a ${info.warmup} s warm-up; whole run ${info.elapsedSeconds.toFixed(0)} s.`,
+    '',
+    'Every server runs in its own process on 127.0.0.1, the load generator in the bench process, all on the same machine.',
+    'Each round measures every row right before or after its group\'s baseline (the order alternates), so each ratio',
+    'compares two runs seconds apart. req/s, p50 and p99 are medians over the runs, ratios medians over the pairs',
+    '(p50 ratio: latency ÷ baseline latency, lower is better).',
+    '',
+    resultsTable(rows),
+    '',
+    'Groups:',
+    '',
+    ...usedGroups.map(([key, g]) => `- \`${key}\`: ${g.title}; baseline \`${g.baseline}\`.`),
+    '',
+    ...(memory.length ? ['Streaming: the server\'s resident memory (VmRSS, /proc) before the request and at its peak while the client reads the whole body.', '', memoryTable(memory), ''] : []),
+    ...(failures.length ? ['Failed:', '', ...failures.map((r) => `- ${r.scenario.name}: ${r.failed}`), ''] : []),
+    'Every run (req/s; ratios to the baseline) — and the medians of response size and CPU use (2 cores in all):',
+    '',
+    ...rows.map(
+      (r) =>
+        `- ${r.scenario.name}: ${r.runRps.map((x) => fixed(x, 0)).join(', ')}` +
+        (r.baseline ? '' : `; ${r.pairRatios.map((x) => fixed(x, 2)).join(', ')}`) +
+        (Number.isFinite(r.bytes) ? ` — ${fixed(r.bytes, 0)} bytes per response${r.total !== undefined ? ` (X-Total-Count ${r.total})` : ''}; CPU: server ${fixed(r.serverCpu, 2)}, bench ${fixed(r.clientCpu, 2)}, other processes ${fixed(r.otherCpu, 2)} cores` : ''),
+    ),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,166 @@
+// What `npm run bench` measures, as data: servers, scenarios, ratio groups and memory checks.
+//
+// To add a row, add a scenario (and, when it needs one, a server variant or a group). Every
+// server runs in its own child process, side by side in the same run; a group's ratios are
+// measured against its baseline scenario in the same round.
+
+import { rng } from './data.ts';
+
+/** An app directory: an existing one, or files written to a fresh temp directory. */
+export type AppSource =
+  | { readonly dir: string }
+  | {
+      /** Model name → path of a model file (copied). */
+      readonly models: Readonly<Record<string, string>>;
+      /** Collection name → handler source. */
+      readonly resources: Readonly<Record<string, string>>;
+    };
+
+export type ServerSpec =
+  /** A script of this repository (path from its root) that prints `listening on http://…` on stdout. */
+  | { readonly kind: 'script'; readonly file: string; readonly args?: readonly string[] }
+  | {
+      /** `svc serve` on an SQLite file of its own. */
+      readonly kind: 'svc';
+      readonly app: AppSource;
+      /** Members of `employees` seeded before start (0: empty store). */
+      readonly members: number;
+      /** Extra `svc serve` flags (limits, runtime options). */
+      readonly args?: readonly string[];
+      /** Extra node flags. */
+      readonly nodeArgs?: readonly string[];
+      readonly env?: Readonly<Record<string, string>>;
+    };
+
+/** A request of a scenario; `i` counts the scenario's requests from 0. */
+export type Gen<T> = T | ((i: number) => T);
+
+export interface Scenario {
+  readonly name: string;
+  /** Key of SERVERS. */
+  readonly server: string;
+  /** Key of GROUPS. */
+  readonly group: string;
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly path: Gen<string>;
+  readonly body?: Gen<string>;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Status every response must have, else the scenario failed (default 200). */
+  readonly expect?: number;
+  /** Goals on the ratios to the group's baseline (none on the baseline itself). */
+  readonly target?: Target;
+}
+
+export interface Target {
+  /** req/s of this row ÷ req/s of the baseline, at least. */
+  readonly minRatio?: number;
+  /** p50 of this row ÷ p50 of the baseline, at most. */
+  readonly maxP50Ratio?: number;
+}
+
+export interface Group {
+  readonly title: string;
+  /** Name of the scenario the group's ratios are relative to; it must be in the group. */
+  readonly baseline: string;
+}
+
+export interface MemoryCheck {
+  readonly name: string;
+  readonly server: string;
+  readonly path: string;
+  /** Members the response must hold. */
+  readonly members: number;
+  /** Text that occurs once per member in the body (default `{"id":`, JSON). */
+  readonly marker?: string;
+  /** Allowed growth of the server's resident memory while serving it, in MB (10^6 bytes). */
+  readonly maxGrowthMB: number;
+}
+
+const EXAMPLE_APP = { dir: new URL('../app', import.meta.url).pathname };
+
+/** The employees app with only the one-line delegating handler; variants change `resources`. */
+export function employeesApp(handler = 'svc.delegate();\n'): AppSource {
+  return { models: { employees: `${EXAMPLE_APP.dir}/models/employees.json` }, resources: { employees: handler } };
+}
+
+// A variant is one more entry, e.g. a handler with logic beside the delegating one:
+//   'svc-logic': { kind: 'svc', app: employeesApp(`...handler source...`), members: 10_000 },
+// or runtime options: { kind: 'svc', app: EXAMPLE_APP, members: 10_000, args: ['--cpu-limit', '50'] }.
+export const SERVERS: Readonly<Record<string, ServerSpec>> = {
+  // Raw node:http answering every request with a fixed 20-member JSON array.
+  ceiling: { kind: 'script', file: 'bench/ceiling.ts' },
+  svc: { kind: 'svc', app: EXAMPLE_APP, members: 10_000 },
+  // Creates go to their own copy, so the read rows see 10,000 members throughout.
+  'svc-writes': { kind: 'svc', app: EXAMPLE_APP, members: 10_000 },
+  'svc-1k': { kind: 'svc', app: EXAMPLE_APP, members: 1_000 },
+  'svc-100k': { kind: 'svc', app: EXAMPLE_APP, members: 100_000 },
+};
+
+// A group compares its rows with its baseline row, e.g. `sandbox: { title: 'sandboxed delegate
+// vs direct default handler', baseline: 'retrieve, direct' }` and rows with `group: 'sandbox'`.
+export const GROUPS: Readonly<Record<string, Group>> = {
+  ceiling: { title: 'svc vs the ceiling (raw node:http, fixed 20-member array)', baseline: 'ceiling' },
+  'scale-default': { title: 'first page of 20, default order: 100,000 vs 1,000 members', baseline: 'page of 20, 1k' },
+  'scale-name': { title: 'first page of 20, order_by=name: 100,000 vs 1,000 members', baseline: 'page of 20 by name, 1k' },
+  atom: { title: 'Atom first page of 20 vs the JSON one (same server)', baseline: 'JSON first page of 20' },
+};
+
+/** Ids 1..n in a fixed pseudo-random sequence, the same in every run. */
+function randomIds(n: number): (i: number) => string {
+  const next = rng(42);
+  return () => `/resources/employees/${1 + Math.floor(next() * n)}`;
+}
+
+let created = 0;
+function newEmployee(): string {
+  const n = ++created;
+  return JSON.stringify({
+    name: `bench ${n}`,
+    email: `bench.${n}@example.com`,
+    born: '1990-04-05',
+    hired_at: '2020-01-02T03:04:05.000Z',
+    salary: 50_000 + (n % 1000),
+    level: 1 + (n % 10),
+    active: true,
+    badge: `N${n.toString(36)}`,
+  });
+}
+
+const JSON_BODY = { 'content-type': 'application/json' };
+const PAGE = '/resources/employees?count=20';
+const BY_NAME = '/resources/employees?order_by=name&count=20';
+
+export const SCENARIOS: readonly Scenario[] = [
+  { name: 'ceiling', server: 'ceiling', group: 'ceiling', method: 'GET', path: '/' },
+  { name: 'retrieve by id', server: 'svc', group: 'ceiling', method: 'GET', path: randomIds(10_000), target: { minRatio: 0.5 } },
+  { name: 'first page of 20 (of 10,000)', server: 'svc', group: 'ceiling', method: 'GET', path: PAGE, target: { minRatio: 0.35 } },
+  { name: 'first page of 20, order_by=name', server: 'svc', group: 'ceiling', method: 'GET', path: BY_NAME, target: { minRatio: 0.35 } },
+  {
+    name: 'filtered page (name__startswith=a&born__day=5)',
+    server: 'svc',
+    group: 'ceiling',
+    method: 'GET',
+    path: '/resources/employees?name__startswith=a&born__day=5&count=20',
+  },
+  {
+    name: 'create (durable)',
+    server: 'svc-writes',
+    group: 'ceiling',
+    method: 'POST',
+    path: '/resources/employees',
+    body: newEmployee,
+    headers: JSON_BODY,
+    expect: 201,
+    target: { minRatio: 0.25 },
+  },
+  { name: 'JSON first page of 20', server: 'svc', group: 'atom', method: 'GET', path: PAGE },
+  { name: 'Atom first page of 20', server: 'svc', group: 'atom', method: 'GET', path: `${PAGE}&format_as=atom`, target: { minRatio: 0.5 } },
+  { name: 'page of 20, 1k', server: 'svc-1k', group: 'scale-default', method: 'GET', path: PAGE },
+  { name: 'page of 20, 100k', server: 'svc-100k', group: 'scale-default', method: 'GET', path: PAGE, target: { minRatio: 0.5, maxP50Ratio: 2 } },
+  { name: 'page of 20 by name, 1k', server: 'svc-1k', group: 'scale-name', method: 'GET', path: BY_NAME },
+  { name: 'page of 20 by name, 100k', server: 'svc-100k', group: 'scale-name', method: 'GET', path: BY_NAME, target: { minRatio: 0.5, maxP50Ratio: 2 } },
+];
+
+export const MEMORY_CHECKS: readonly MemoryCheck[] = [
+  { name: 'list 100,000 members unpaged', server: 'svc-100k', path: '/resources/employees', members: 100_000, maxGrowthMB: 50 },
+];

@@ -1,0 +1,140 @@
+// The servers under load: each in its own child process of this node (24), found by the URL it prints.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { AppSource, ServerSpec } from './scenarios.ts';
+import type { Seeds } from './seed.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+/** How long a server may take to print its URL, in milliseconds. */
+const START_TIMEOUT_MS = 30_000;
+/** How long a server may take to exit after SIGTERM before it is killed, in milliseconds. */
+const STOP_TIMEOUT_MS = 5_000;
+const LISTENING = /listening on (http:\/\/\S+)/;
+
+export interface Started {
+  readonly name: string;
+  readonly url: string;
+  readonly pid: number;
+  /** The last lines the server wrote to stderr (for failure reports). */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly seeds: Seeds;
+  /** Where database files and generated app directories go. */
+  readonly dataDir: string;
+  /** Extra node flags for svc servers (e.g. --cpu-prof). */
+  readonly nodeArgs: readonly string[];
+  readonly log: (line: string) => void;
+}
+
+/** Writes a generated app directory, or returns the existing one. */
+function appDir(app: AppSource, name: string, dataDir: string): string {
+  if ('dir' in app) return app.dir;
+  const dir = join(dataDir, `app-${name}`);
+  mkdirSync(join(dir, 'models'), { recursive: true });
+  mkdirSync(join(dir, 'resources'), { recursive: true });
+  for (const [model, file] of Object.entries(app.models)) copyFileSync(file, join(dir, 'models', `${model}.json`));
+  for (const [collection, source] of Object.entries(app.resources)) writeFileSync(join(dir, 'resources', `${collection}.ts`), source);
+  return dir;
+}
+
+export async function startServer(name: string, spec: ServerSpec, opts: StartOptions): Promise<Started> {
+  let args: string[];
+  let env: NodeJS.ProcessEnv = process.env;
+  if (spec.kind === 'script') {
+    args = ['--disable-warning=ExperimentalWarning', join(ROOT, spec.file), ...(spec.args ?? [])];
+  } else {
+    const dir = appDir(spec.app, name, opts.dataDir);
+    const db = spec.members > 0
+      ? await opts.seeds.copy(join(dir, 'models', 'employees.json'), spec.members, opts.log)
+      : join(opts.dataDir, `${name}.sqlite`);
+    args = [
+      '--disable-warning=ExperimentalWarning',
+      ...opts.nodeArgs,
+      ...(spec.nodeArgs ?? []),
+      join(ROOT, 'src', 'cli.ts'),
+      'serve',
+      '--app', dir,
+      '--host', '127.0.0.1',
+      '--port', '0',
+      '--store', `sqlite:${db}`,
+      ...(spec.args ?? []),
+    ];
+    env = { ...process.env, ...spec.env };
+  }
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const errLines: string[] = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    errLines.push(line);
+    if (errLines.length > 20) errLines.shift();
+  });
+  const stderr = () => errLines.join('\n');
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => fail(`printed no URL within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`server ${name} ${why}\n${stderr()}`));
+    };
+    child.once('exit', (code, signal) => fail(`exited (${signal ?? code}) before listening`));
+    child.once('error', (e) => fail(`could not start: ${e.message}`));
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const m = LISTENING.exec(line);
+      if (!m) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      lines.removeAllListeners('line');
+      resolve(m[1]!);
+    });
+  });
+  // Keep draining stdout so a chatty server never blocks on a full pipe.
+  child.stdout!.resume();
+  opts.log(`${name}: ${url} (pid ${child.pid})`);
+  return { name, url, pid: child.pid!, stderr, stop: () => stop(child) };
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Resident memory of process `pid` (VmRSS) and its peak so far (VmHWM), in bytes. */
+export function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+/** CPU time process `pid` has used so far (user + system), in seconds; NaN once it has exited. */
+export function cpuOf(pid: number): number {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return NaN; // a crashed server: its requests fail and the report says so
+  }
+  // Fields after the command name, which is in parentheses and may hold spaces: utime is 14th, stime 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Clock ticks are 1/100 s on Linux (USER_HZ), which /proc reports in.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU time the whole machine has spent busy so far (all processes, all cores), in seconds. */
+export function machineBusy(): number {
+  // cpu  user nice system idle iowait irq softirq steal …, in 1/100 s.
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
+}
