@@ -11,7 +11,7 @@ export interface Outcome {
   /** Every measurement without errors, in order. */
   readonly runs: Measured[];
   /** Against the group's baseline measured right before or after (none for the baseline itself). */
-  readonly pairs: { ratio: number; p50Ratio: number }[];
+  readonly pairs: { ratio: number; p50Ratio: number; p50AddedMs: number }[];
   /** Why the scenario was not measured (errors), if it failed. */
   failed?: string;
 }
@@ -34,6 +34,8 @@ export interface Row {
   /** Medians over the rounds of this row ÷ the baseline measured beside it. */
   readonly ratio: number;
   readonly p50Ratio: number;
+  /** p50 of this row minus p50 of its baseline, in ms (median over the pairs). */
+  readonly p50AddedMs: number;
   /** Every run and every pair's ratio, for the details. */
   readonly runRps: number[];
   readonly pairRatios: number[];
@@ -69,8 +71,9 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-function meets(target: Target | undefined, ratio: number, p50Ratio: number): boolean | undefined {
+function meets(target: Target | undefined, ratio: number, p50Ratio: number, p50AddedMs: number): boolean | undefined {
   if (!target) return undefined;
+  if (target.maxP50AddedMs !== undefined && !(p50AddedMs <= target.maxP50AddedMs)) return false;
   if (target.minRatio !== undefined && !(ratio >= target.minRatio)) return false;
   if (target.maxP50Ratio !== undefined && !(p50Ratio <= target.maxP50Ratio)) return false;
   return true;
@@ -86,6 +89,7 @@ export function summarize(groups: Readonly<Record<string, Group>>, outcomes: rea
       const failed = o.failed ?? (o !== base && base.failed ? `baseline failed: ${base.failed}` : undefined);
       const ratio = median(o.pairs.map((p) => p.ratio));
       const p50Ratio = median(o.pairs.map((p) => p.p50Ratio));
+      const p50AddedMs = median(o.pairs.map((p) => p.p50AddedMs));
       rows.push({
         group: key,
         scenario: o.scenario,
@@ -100,9 +104,10 @@ export function summarize(groups: Readonly<Record<string, Group>>, outcomes: rea
         otherCpu: median(o.runs.map((m) => m.otherCpu ?? NaN)),
         ratio,
         p50Ratio,
+        p50AddedMs,
         runRps: o.runs.map((m) => m.rps),
         pairRatios: o.pairs.map((p) => p.ratio),
-        met: failed ? (o.scenario.target ? false : undefined) : meets(o.scenario.target, ratio, p50Ratio),
+        met: failed ? (o.scenario.target ? false : undefined) : meets(o.scenario.target, ratio, p50Ratio, p50AddedMs),
         ...(failed ? { failed } : {}),
       });
     }
@@ -117,6 +122,7 @@ function targetText(t: Target | undefined): string {
   const parts: string[] = [];
   if (t.minRatio !== undefined) parts.push(`≥ ${t.minRatio}`);
   if (t.maxP50Ratio !== undefined) parts.push(`p50 ≤ ${t.maxP50Ratio}×`);
+  if (t.maxP50AddedMs !== undefined) parts.push(`p50 +≤ ${t.maxP50AddedMs} ms`);
   return parts.join(', ');
 }
 
@@ -136,7 +142,7 @@ function cpuModel(): string {
 
 export function resultsTable(rows: readonly Row[]): string {
   return table(
-    ['group', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio to baseline', 'p50 ratio', 'target', 'met?'],
+    ['group', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio to baseline', 'p50 ratio (added)', 'target', 'met?'],
     rows.map((r) => [
       r.group,
       r.scenario.name,
@@ -144,7 +150,7 @@ export function resultsTable(rows: readonly Row[]): string {
       fixed(r.p50, 2),
       fixed(r.p99, 2),
       r.baseline ? 'baseline' : fixed(r.ratio, 2),
-      r.baseline ? '' : fixed(r.p50Ratio, 2),
+      r.baseline ? '' : `${fixed(r.p50Ratio, 2)} (${r.p50AddedMs >= 0 ? '+' : ''}${fixed(r.p50AddedMs, 2)} ms)`,
       targetText(r.scenario.target),
       r.met === undefined ? '' : r.met ? 'yes' : '**no**',
     ]),

@@ -195,7 +195,7 @@ async function main(): Promise<void> {
           const first = await run(baseFirst ? base : s);
           const second = await run(baseFirst ? s : base);
           const [b, m] = baseFirst ? [first, second] : [second, first];
-          if (b && m) outcomes.get(s)!.pairs.push({ ratio: m.rps / b.rps, p50Ratio: m.p50 / b.p50 });
+          if (b && m) outcomes.get(s)!.pairs.push({ ratio: m.rps / b.rps, p50Ratio: m.p50 / b.p50, p50AddedMs: m.p50 - b.p50 });
         }
       }
     }

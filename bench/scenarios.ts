@@ -56,6 +56,8 @@ export interface Target {
   readonly minRatio?: number;
   /** p50 of this row ÷ p50 of the baseline, at most. */
   readonly maxP50Ratio?: number;
+  /** p50 of this row minus p50 of the baseline, in ms, at most. */
+  readonly maxP50AddedMs?: number;
 }
 
 export interface Group {
