@@ -2,8 +2,8 @@
 
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
-import { directRuntime } from './handler/direct-runtime.ts';
 import { createSvcServer, type SvcServer } from './server/server.ts';
+import { sandboxRuntime } from './sandbox/runtime.ts';
 import { Apps, type RuntimeFactory } from './tenancy/tenants.ts';
 
 export interface Running {
@@ -17,7 +17,7 @@ export interface Running {
 }
 
 /** The handler runtime of every app: the sandbox (see src/sandbox). */
-export const defaultRuntime: RuntimeFactory = () => directRuntime;
+export const defaultRuntime: RuntimeFactory = sandboxRuntime;
 
 export async function start(config: Config, runtime: RuntimeFactory = defaultRuntime): Promise<Running> {
   const apps = new Apps(config, runtime);

@@ -1,0 +1,800 @@
+// The in-isolate half of the handler runtime API (SPEC §8); src/sandbox/bridge.ts is the host half.
+//
+// Evaluated once per isolate as the body of a function (isolated-vm's `context.evalClosure`):
+//   $0  a Reference to the host call `(op, payload, text, token) => reply`, used through
+//       `applySyncPromise`, so that every runtime call is synchronous for the handler even when
+//       the host does asynchronous I/O behind it (and `applyIgnored` for one-way calls). `token`
+//       names the request: several may wait in one isolate, and run one after the other;
+//   $1  JSON configuration from the host ({ events, handlerNames }).
+// It defines the handler globals (svc, zget, zput, zcontains, zdelete, echo, render,
+// svc_delegate, console), removes what could carry state from one request to the next, tames and
+// freezes every intrinsic, freezes globalThis, and returns { install, uninstall, run } for the host.
+//
+// Nothing handler code can reach holds the Reference: it lives in this closure only, and every
+// object handler code could use to intercept a call into it (prototypes, globals) is frozen before
+// any handler code runs. Values leave this isolate only as JSON text and are validated again by
+// the host.
+'use strict';
+
+const hostRef = $0;
+const CONFIG = JSON.parse($1);
+
+// ---------------------------------------------------------------------------------------------
+// Intrinsics, captured before anything else runs.
+
+const {
+  freeze, defineProperty, getOwnPropertyDescriptor, getOwnPropertyNames, getOwnPropertySymbols,
+  getPrototypeOf, keys: objectKeys, hasOwn, isFrozen,
+} = Object;
+const { apply } = Reflect;
+const { isArray } = Array;
+const jsonParse = JSON.parse;
+const jsonStringify = JSON.stringify;
+const ObjectProto = Object.prototype;
+const DateProto = Date.prototype;
+const dateToISOString = Date.prototype.toISOString;
+const functionToString = Function.prototype.toString;
+const promiseResolve = Promise.resolve.bind(Promise);
+const promiseThen = Promise.prototype.then;
+const isInteger = Number.isInteger;
+const StringCtor = String;
+const ErrorCtor = Error;
+const TypeErrorCtor = TypeError;
+
+const MAX_DEPTH = 100; // levels of nesting a stored value may have
+const MAX_KEY_LENGTH = 1024; // characters of a context key
+const MAX_LOG_LENGTH = 8192; // characters of one console line
+const MAX_MESSAGE_LENGTH = 2000; // characters of an error message sent to the host
+const MAX_STACK_LENGTH = 8000; // characters of an error stack sent to the host
+
+const EVENTS = CONFIG.events; // ['list', 'putCollection', ...]
+const HANDLER_NAMES = CONFIG.handlerNames; // { list: 'onList', ... }
+
+// ---------------------------------------------------------------------------------------------
+// The host call.
+
+const UNFETCHED = freeze({});
+
+function host(op, payload, text) {
+  if (current !== null && current.answered) throw new ErrorCtor('svc: this request was already answered (the server cut it short)');
+  let raw;
+  try {
+    raw = hostRef.applySyncPromise(undefined, [op, payload === undefined ? '' : jsonStringify(payload), text === undefined ? '' : text, current === null ? 0 : current.token]);
+  } catch {
+    // Never hand a host error (its stack names host files) to handler code.
+    throw new ErrorCtor('svc: the server could not complete this call');
+  }
+  const reply = jsonParse(raw);
+  // The host answered this request itself (e.g. its output passed the cap): every later call fails
+  // here, without another trip to the host.
+  if (reply.closed === true && current !== null) current.answered = true;
+  if (reply.error !== undefined) {
+    const E = reply.error.type === 'TypeError' ? TypeErrorCtor : ErrorCtor;
+    throw new E(reply.error.message);
+  }
+  return reply.value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Copies: what a handler stores or sends is copied as JSON-like data, so that nothing it keeps a
+// reference to can change the request behind its back, and nothing but data reaches the host.
+
+function describeType(value) {
+  if (typeof value === 'function') return 'a function';
+  if (typeof value !== 'object') return `a ${typeof value}`;
+  try {
+    const proto = getPrototypeOf(value);
+    const ctor = proto === null ? undefined : getOwnPropertyDescriptor(proto, 'constructor');
+    const name = ctor && typeof ctor.value === 'function' ? ctor.value.name : '';
+    return name ? `a ${name}` : 'an object with a custom prototype';
+  } catch {
+    return 'an object that cannot be inspected';
+  }
+}
+
+function notCopyable(what, path, kind) {
+  return new TypeErrorCtor(
+    `${what}: the value${path ? ` at ${path}` : ''} is not copyable (${kind}); only JSON data crosses: ` +
+      'null, booleans, finite numbers, strings, arrays and plain objects (Dates become ISO strings)',
+  );
+}
+
+function copyValue(value, what, path = '', depth = 0, seen = undefined) {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return value;
+    case 'number':
+      if (value !== value || value === Infinity || value === -Infinity) throw notCopyable(what, path, 'a non-finite number');
+      return value;
+    case 'object':
+      break;
+    default:
+      throw notCopyable(what, path, describeType(value));
+  }
+  if (value === null) return null;
+  if (depth >= MAX_DEPTH) throw new TypeErrorCtor(`${what}: the value is nested deeper than ${MAX_DEPTH} levels`);
+  seen ??= [];
+  for (let i = 0; i < seen.length; i++) if (seen[i] === value) throw notCopyable(what, path, 'a cycle');
+  if (isArray(value)) {
+    seen.push(value);
+    const length = value.length;
+    const out = [];
+    for (let i = 0; i < length; i++) {
+      const v = copyValue(value[i], what, `${path}[${i}]`, depth + 1, seen);
+      out.push(v === undefined ? null : v);
+    }
+    seen.pop();
+    return out;
+  }
+  const proto = getPrototypeOf(value);
+  if (proto === DateProto) {
+    try {
+      return apply(dateToISOString, value, []);
+    } catch {
+      return null; // an invalid Date, as JSON.stringify has it
+    }
+  }
+  if (proto !== ObjectProto && proto !== null) throw notCopyable(what, path, describeType(value));
+  seen.push(value);
+  const out = {};
+  const keys = objectKeys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const v = copyValue(value[k], what, `${path}.${k}`, depth + 1, seen);
+    if (v !== undefined) defineProperty(out, k, { value: v, writable: true, enumerable: true, configurable: true });
+  }
+  seen.pop();
+  return out;
+}
+
+/** A fresh copy of data that copyValue produced (no checks needed). */
+function clone(value) {
+  if (value === null || typeof value !== 'object') return value;
+  if (isArray(value)) {
+    const out = [];
+    for (let i = 0; i < value.length; i++) out.push(clone(value[i]));
+    return out;
+  }
+  const out = {};
+  const keys = objectKeys(value);
+  for (let i = 0; i < keys.length; i++) {
+    defineProperty(out, keys[i], { value: clone(value[keys[i]]), writable: true, enumerable: true, configurable: true });
+  }
+  return out;
+}
+
+function scalarText(value, what) {
+  if (typeof value === 'string') return value;
+  if ((typeof value === 'number' && value === value && value !== Infinity && value !== -Infinity) || typeof value === 'boolean') {
+    return StringCtor(value);
+  }
+  throw new TypeErrorCtor(`${what}: expected a string, not ${value === null ? 'null' : describeType(value)}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The request being served, and the context keys of SPEC §8.
+
+let current = null;
+
+function req() {
+  if (current === null) throw new ErrorCtor('svc: the runtime API is available only while a request is served');
+  return current;
+}
+
+function newRequest(data, token) {
+  return {
+    token,
+    method: data.method,
+    path: data.path,
+    event: data.event,
+    collection: data.collection,
+    pathInfo: data.pathInfo,
+    params: new Map(data.params),
+    paramsDirty: false,
+    headersIn: new Map(data.headers),
+    body: data.body,
+    bodyDirty: false,
+    status: undefined,
+    headersOut: new Map(data.headersOut),
+    view: undefined,
+    jsonOutput: undefined,
+    errorMessage: undefined,
+    custom: new Map(),
+    member: undefined,
+    collectionResult: undefined,
+    delegated: false,
+    committed: false,
+    ended: false,
+    unwaited: 0,
+    oneWayCalls: 0,
+    answered: false,
+    notAllowed: undefined,
+  };
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const VIEWS = { json: 'JSON', error: 'error' };
+
+function checkKey(key, fn) {
+  if (typeof key !== 'string') throw new TypeErrorCtor(`${fn}: the key must be a string, not ${describeType(key)}`);
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw new TypeErrorCtor(`${fn}: a key has 1 to ${MAX_KEY_LENGTH} characters`);
+  return key;
+}
+
+function fetchResource(r, which) {
+  const value = which === 'member' ? r.member : r.collectionResult;
+  if (value !== UNFETCHED) return value;
+  const fetched = host('resource', { which });
+  if (which === 'member') r.member = fetched;
+  else r.collectionResult = fetched;
+  return fetched;
+}
+
+/** The stored value of a key, not copied. */
+function peek(r, key) {
+  switch (key) {
+    case '/request/method': return r.method;
+    case '/request/path': return r.path;
+    case '/request/body': return r.body;
+    case '/request/status': return r.status;
+    case '/request/view': return r.view;
+    case '/request/json/output': return r.jsonOutput;
+    case '/request/error/message': return r.errorMessage;
+    case '/event/_name': return r.event;
+    case '/event/pathInfo': return r.pathInfo;
+    case '/event/resource/collection': return fetchResource(r, 'collection');
+    case '/event/resource/member': return fetchResource(r, 'member');
+  }
+  if (key.startsWith('/request/params/')) return r.params.get(key.slice(16));
+  if (key.startsWith('/request/headers/in/')) return r.headersIn.get(key.slice(20).toLowerCase());
+  if (key.startsWith('/request/headers/out/')) return r.headersOut.get(key.slice(21).toLowerCase());
+  if (key.startsWith('/request/') || key.startsWith('/event/')) return undefined;
+  return r.custom.get(key);
+}
+
+const READ_ONLY = new Set(['/request/method', '/request/path', '/event/_name', '/event/pathInfo', '/event/resource/collection', '/event/resource/member']);
+
+function zget(key) {
+  const r = req();
+  return clone(peek(r, checkKey(key, 'zget')));
+}
+
+function zcontains(key) {
+  const r = req();
+  return peek(r, checkKey(key, 'zcontains')) !== undefined;
+}
+
+function zput(key, value) {
+  const r = req();
+  checkKey(key, 'zput');
+  const what = `zput(${jsonStringify(key)})`;
+  if (value === undefined) {
+    zdelete(key);
+    return;
+  }
+  if (READ_ONLY.has(key) || key.startsWith('/request/headers/in/')) throw new TypeErrorCtor(`${what}: ${key} is read-only`);
+  switch (key) {
+    case '/request/body': {
+      const body = copyValue(value, what);
+      if (body === null || typeof body !== 'object' || isArray(body)) throw new TypeErrorCtor(`${what}: the body must be an object of member fields`);
+      r.body = body;
+      r.bodyDirty = true;
+      return;
+    }
+    case '/request/status':
+      if (!isInteger(value) || value < 200 || value > 599) throw new TypeErrorCtor(`${what}: a status is an integer from 200 to 599`);
+      r.status = value;
+      return;
+    case '/request/view': {
+      const view = typeof value === 'string' ? VIEWS[value.toLowerCase()] : undefined;
+      if (view === undefined) throw new TypeErrorCtor(`${what}: the view is "JSON" or "error"`);
+      r.view = view;
+      return;
+    }
+    case '/request/json/output':
+      r.jsonOutput = copyValue(value, what);
+      return;
+    case '/request/error/message':
+      r.errorMessage = scalarText(value, what);
+      return;
+  }
+  if (key.startsWith('/request/params/')) {
+    const name = key.slice(16);
+    if (name === '') throw new TypeErrorCtor(`${what}: name the parameter after /request/params/`);
+    r.params.set(name, scalarText(value, what));
+    r.paramsDirty = true;
+    return;
+  }
+  if (key.startsWith('/request/headers/out/')) {
+    const name = key.slice(21).toLowerCase();
+    if (!HEADER_NAME.test(name)) throw new TypeErrorCtor(`${what}: "${name}" is not a valid header name`);
+    const text = scalarText(value, what);
+    if (!HEADER_VALUE.test(text)) throw new TypeErrorCtor(`${what}: a header value cannot contain control characters such as CR or LF`);
+    r.headersOut.set(name, text);
+    return;
+  }
+  if (key.startsWith('/request/') || key.startsWith('/event/')) {
+    throw new TypeErrorCtor(`${what}: there is no context key ${key} (keys of your own must not start with /request/ or /event/)`);
+  }
+  r.custom.set(key, copyValue(value, what));
+}
+
+function zdelete(key) {
+  const r = req();
+  checkKey(key, 'zdelete');
+  if (READ_ONLY.has(key) || key.startsWith('/request/headers/in/')) throw new TypeErrorCtor(`zdelete(${jsonStringify(key)}): ${key} is read-only`);
+  const had = peek(r, key) !== undefined;
+  switch (key) {
+    case '/request/body': r.body = undefined; r.bodyDirty = true; return had;
+    case '/request/status': r.status = undefined; return had;
+    case '/request/view': r.view = undefined; return had;
+    case '/request/json/output': r.jsonOutput = undefined; return had;
+    case '/request/error/message': r.errorMessage = undefined; return had;
+  }
+  if (key.startsWith('/request/params/')) {
+    r.params.delete(key.slice(16));
+    r.paramsDirty = true;
+  } else if (key.startsWith('/request/headers/out/')) {
+    r.headersOut.delete(key.slice(21).toLowerCase());
+  } else if (!key.startsWith('/request/') && !key.startsWith('/event/')) {
+    r.custom.delete(key);
+  }
+  return had;
+}
+
+/** Status and headers to commit with the first output, as the host expects them. */
+function head(r) {
+  return { status: r.status, headers: [...r.headersOut] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output, delegation, views, model API, console.
+
+function toText(value, fn) {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return StringCtor(value);
+  throw new TypeErrorCtor(`${fn}: write text (a string or a number), not ${value === null ? 'null' : value === undefined ? 'undefined' : describeType(value)}`);
+}
+
+function assertOpen(r, fn) {
+  if (r.ended) {
+    throw new ErrorCtor(`${fn}: the response is already complete (${r.delegated ? 'delegate()' : 'render()'} finished it)`);
+  }
+}
+
+/**
+ * Output is not buffered: each write goes to the host at once. The host queues it on the socket
+ * without the handler waiting for that (a one-way call, delivered before anything the handler
+ * does next), except every WAIT_EVERY characters or WAIT_EVERY_CALLS writes, where the handler
+ * waits until the client has taken the output so far (backpressure), the host has worked through
+ * the one-way calls (so a handler cannot flood the host's event loop), and it learns whether the
+ * host refused any of it.
+ */
+const WAIT_EVERY = 64 * 1024; // characters
+const WAIT_EVERY_CALLS = 64; // one-way calls
+
+function write(text) {
+  const r = req();
+  assertOpen(r, 'echo');
+  const s = toText(text, 'echo');
+  if (s.length === 0 && r.committed) return;
+  const payload = r.committed ? '' : jsonStringify(head(r));
+  r.committed = true;
+  if (r.answered) throw new ErrorCtor('svc: this request was already answered (the server cut it short)');
+  r.unwaited += s.length;
+  r.oneWayCalls += 1;
+  if (r.unwaited < WAIT_EVERY && r.oneWayCalls < WAIT_EVERY_CALLS) {
+    try {
+      hostRef.applyIgnored(undefined, ['send', payload, s, r.token]);
+      return;
+    } catch {
+      throw new ErrorCtor('svc: the server could not complete this call');
+    }
+  }
+  r.unwaited = 0;
+  r.oneWayCalls = 0;
+  host('write', payload === '' ? undefined : jsonParse(payload), s);
+}
+
+function delegate() {
+  const r = req();
+  if (r.delegated) throw new ErrorCtor('svc.delegate(): delegate() already completed this response');
+  assertOpen(r, 'svc.delegate()');
+  if (r.committed) throw new ErrorCtor('svc.delegate(): output was already written; delegate before echo/write');
+  const payload = { head: head(r) };
+  if (r.paramsDirty) payload.params = [...r.params];
+  if (r.bodyDirty) payload.body = r.body === undefined ? null : r.body;
+  r.delegated = true;
+  r.committed = true;
+  r.ended = true;
+  const out = host('delegate', payload);
+  r.status = out.status;
+  r.headersOut = new Map(out.headers);
+  r.member = out.member ? UNFETCHED : undefined;
+  r.collectionResult = out.collection ? UNFETCHED : undefined;
+}
+
+function render() {
+  const r = req();
+  assertOpen(r, 'render()');
+  const view = r.view ?? 'JSON';
+  let text = '';
+  if (view === 'JSON') {
+    if (r.jsonOutput === undefined) throw new ErrorCtor('render(): the JSON view renders /request/json/output, which is not set');
+    text = jsonStringify(r.jsonOutput);
+  }
+  const payload = { view, head: r.committed ? undefined : head(r), message: r.errorMessage };
+  r.committed = true;
+  r.ended = true;
+  host('render', payload, text);
+}
+
+function modelId(id, fn) {
+  if (typeof id === 'string' || (typeof id === 'number' && isInteger(id))) return id;
+  throw new TypeErrorCtor(`${fn}: an id is an integer or a numeric string`);
+}
+
+function queryCopy(query, fn) {
+  if (query === undefined) return {};
+  const q = copyValue(query, fn);
+  if (q === null || typeof q !== 'object' || isArray(q)) throw new TypeErrorCtor(`${fn}: the query is an object of parameters`);
+  const keys = objectKeys(q);
+  for (let i = 0; i < keys.length; i++) q[keys[i]] = scalarText(q[keys[i]], `${fn}: parameter ${keys[i]}`);
+  return q;
+}
+
+function memberCopy(member, fn) {
+  const m = copyValue(member, fn);
+  if (m === null || typeof m !== 'object' || isArray(m)) throw new TypeErrorCtor(`${fn}: a member is an object of fields`);
+  return m;
+}
+
+function collection(name) {
+  req();
+  if (typeof name !== 'string') throw new TypeErrorCtor(`svc.collection(): the name must be a string, not ${describeType(name)}`);
+  const fn = (m) => `svc.collection(${jsonStringify(name)}).${m}()`;
+  const call = (method, args) => {
+    req();
+    return host('model', { collection: name, method, args });
+  };
+  call('open', []);
+  return freeze({
+    list: (query) => call('list', [queryCopy(query, fn('list'))]),
+    count: (query) => call('count', [queryCopy(query, fn('count'))]),
+    retrieve: (id) => call('retrieve', [modelId(id, fn('retrieve'))]),
+    create: (member) => call('create', [memberCopy(member, fn('create'))]),
+    update: (id, member) => call('update', [modelId(id, fn('update')), memberCopy(member, fn('update'))]),
+    delete: (id) => call('delete', [modelId(id, fn('delete'))]),
+  });
+}
+
+function formatLogArg(value) {
+  if (typeof value === 'string') return value;
+  try {
+    if (value instanceof ErrorCtor) return `${value.name}: ${value.message}`;
+    if (typeof value === 'object' && value !== null) return jsonStringify(value) ?? StringCtor(value);
+    return StringCtor(value);
+  } catch {
+    return '[unprintable]';
+  }
+}
+
+function logger(level) {
+  return function (...args) {
+    if (current === null) return;
+    let line = '';
+    for (let i = 0; i < args.length; i++) line += (i ? ' ' : '') + formatLogArg(args[i]);
+    if (line.length > MAX_LOG_LENGTH) line = `${line.slice(0, MAX_LOG_LENGTH)}…`;
+    host('log', { level }, line);
+  };
+}
+
+const svcConsole = freeze({
+  log: logger('log'),
+  info: logger('log'),
+  debug: logger('log'),
+  warn: logger('warn'),
+  error: logger('error'),
+});
+
+const svc = freeze({
+  delegate,
+  get: zget,
+  put: zput,
+  contains: zcontains,
+  delete: zdelete,
+  write,
+  render,
+  collection,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Dispatch of the three handler forms (SPEC §8).
+
+const handlers = new Map();
+
+function install(id, factory, collectionName) {
+  handlers.set(id, { factory, collectionName });
+}
+
+function uninstall(ids) {
+  for (const id of jsonParse(ids)) handlers.delete(id);
+}
+
+function isClass(fn) {
+  if (typeof fn !== 'function') return false;
+  try {
+    return /^class\b/.test(apply(functionToString, fn, []));
+  } catch {
+    return false;
+  }
+}
+
+/** The handler's class: the default export when it is a class, else a class named like the collection. */
+function findClass(ns, forms) {
+  let def;
+  try {
+    def = ns.default;
+  } catch {
+    def = undefined;
+  }
+  if (isClass(def)) return def;
+  const candidates = forms ? forms.classes : [];
+  for (let i = 0; i < candidates.length; i++) if (isClass(candidates[i])) return candidates[i];
+  return undefined;
+}
+
+/** Event → method name of a class instance, matched case-insensitively as `onList` or `list`. */
+function classMethods(instance) {
+  const byName = new Map();
+  for (let o = instance; o !== null && o !== ObjectProto; o = getPrototypeOf(o)) {
+    const names = getOwnPropertyNames(o);
+    for (let i = 0; i < names.length; i++) {
+      const lower = names[i].toLowerCase();
+      if (byName.has(lower)) continue;
+      const d = getOwnPropertyDescriptor(o, names[i]);
+      if (d && typeof d.value === 'function' && names[i] !== 'constructor') byName.set(lower, d.value);
+    }
+  }
+  const methods = new Map();
+  for (let i = 0; i < EVENTS.length; i++) {
+    const e = EVENTS[i];
+    const m = byName.get(HANDLER_NAMES[e].toLowerCase()) ?? byName.get(e.toLowerCase());
+    if (m !== undefined) methods.set(e, m);
+  }
+  return methods;
+}
+
+/** Event → function of the event-function form: declared at top level or exported. */
+function eventFunctions(ns, forms) {
+  const fns = new Map();
+  for (let i = 0; i < EVENTS.length; i++) {
+    const e = EVENTS[i];
+    const name = HANDLER_NAMES[e];
+    let f = forms ? forms.fns[name] : undefined;
+    if (typeof f !== 'function') {
+      try {
+        f = ns[name];
+      } catch {
+        f = undefined;
+      }
+    }
+    if (typeof f === 'function') fns.set(e, f);
+  }
+  return fns;
+}
+
+function dispatch(r, ns) {
+  let forms;
+  try {
+    forms = ns.__svc_forms__;
+  } catch {
+    forms = undefined;
+  }
+  const cls = findClass(ns, forms);
+  if (cls !== undefined) {
+    const instance = new cls();
+    const methods = classMethods(instance);
+    const method = methods.get(r.event);
+    if (method === undefined) {
+      r.notAllowed = [...methods.keys()];
+      return undefined;
+    }
+    return apply(method, instance, []);
+  }
+  const fns = eventFunctions(ns, forms);
+  if (fns.size > 0) {
+    const f = fns.get(r.event);
+    if (f === undefined) {
+      r.notAllowed = [...fns.keys()];
+      return undefined;
+    }
+    return f();
+  }
+  return undefined; // a top-level script: it ran when the module body ran
+}
+
+function describeError(e) {
+  try {
+    if (e instanceof ErrorCtor) {
+      return {
+        name: StringCtor(e.name).slice(0, 100),
+        message: StringCtor(e.message).slice(0, MAX_MESSAGE_LENGTH),
+        stack: StringCtor(e.stack).slice(0, MAX_STACK_LENGTH),
+      };
+    }
+    return { name: 'Error', message: `a non-Error value was thrown: ${formatLogArg(e).slice(0, MAX_MESSAGE_LENGTH)}` };
+  } catch {
+    return { name: 'Error', message: 'an unprintable value was thrown' };
+  }
+}
+
+function outcome(r, error) {
+  const out = { head: r.committed ? undefined : head(r) };
+  if (r.notAllowed !== undefined) out.notAllowed = r.notAllowed;
+  if (error !== undefined) out.error = describeError(error);
+  return out;
+}
+
+/**
+ * Serves one request: runs the module body (the top level), then the event function or class
+ * method. Returns the outcome as JSON, or "pending" when the handler returned a promise: its
+ * outcome then reaches the host through the `finish` call, before this task ends (isolated-vm
+ * runs the microtask queue at the end of each task, and nothing else can resume a handler).
+ */
+function run(id, requestJson, token) {
+  // Tell the host this request runs now (it may have waited behind others in this isolate).
+  hostRef.applyIgnored(undefined, ['start', '', '', token]);
+  const h = handlers.get(id);
+  if (h === undefined) throw new ErrorCtor(`svc: handler ${id} is not installed`);
+  const r = newRequest(jsonParse(requestJson), token);
+  current = r;
+  let result;
+  try {
+    result = dispatch(r, h.factory());
+  } catch (e) {
+    current = null;
+    return jsonStringify(outcome(r, e));
+  }
+  let then;
+  if (result !== null && (typeof result === 'object' || typeof result === 'function')) {
+    try {
+      then = result.then;
+    } catch (e) {
+      current = null;
+      return jsonStringify(outcome(r, e));
+    }
+  }
+  if (typeof then !== 'function') {
+    current = null;
+    return jsonStringify(outcome(r, undefined));
+  }
+  const settle = (error) => {
+    if (current === r) current = null;
+    try {
+      hostRef.applySyncPromise(undefined, ['finish', jsonStringify(outcome(r, error)), '', r.token]);
+    } catch {
+      // The host gave up on this request (it answered already); nothing left to do.
+    }
+  };
+  apply(promiseThen, promiseResolve(result), [() => settle(undefined), (e) => settle(e === undefined ? new ErrorCtor('the handler rejected with undefined') : e)]);
+  return '"pending"';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lockdown: no state may survive from one request to the next, and nothing handler code can
+// reach may be changed to intercept this runtime. Globals that hold or deliver state across
+// requests are removed; every intrinsic is tamed and frozen; globalThis is frozen.
+
+for (const name of ['FinalizationRegistry', 'WeakRef', 'SharedArrayBuffer', 'Atomics', 'WebAssembly', 'console']) {
+  delete globalThis[name];
+}
+// RegExp's legacy static properties (RegExp.$1, lastMatch, …) would show one request the last
+// match of the previous one.
+for (const name of getOwnPropertyNames(RegExp)) {
+  if (name.startsWith('$') || ['input', 'lastMatch', 'lastParen', 'leftContext', 'rightContext'].includes(name)) delete RegExp[name];
+}
+
+const globals = {
+  svc,
+  svc_delegate: delegate,
+  zget,
+  zput,
+  zcontains,
+  zdelete,
+  echo: write,
+  render,
+  console: svcConsole,
+};
+for (const name of objectKeys(globals)) {
+  defineProperty(globalThis, name, { value: globals[name], writable: false, enumerable: false, configurable: false });
+}
+
+/**
+ * Freezing a prototype makes `obj.toString = …` throw on objects that inherit it (the "override
+ * mistake"). For the properties that ordinary code assigns so, the data property becomes an
+ * accessor whose setter gives the object its own property instead (the approach of SES's
+ * "moderate" taming).
+ */
+function tame(obj, names) {
+  for (const name of names) {
+    const d = getOwnPropertyDescriptor(obj, name);
+    if (!d || !('value' in d) || !d.configurable) continue;
+    const value = d.value;
+    defineProperty(obj, name, {
+      get: function () { return value; },
+      set: function (v) {
+        if (this === obj) throw new TypeErrorCtor(`Cannot assign to read only property '${StringCtor(name)}' of a frozen intrinsic`);
+        if (hasOwn(this, name)) this[name] = v;
+        else defineProperty(this, name, { value: v, writable: true, enumerable: true, configurable: true });
+      },
+      enumerable: d.enumerable,
+      configurable: false,
+    });
+  }
+}
+tame(Object.prototype, getOwnPropertyNames(Object.prototype));
+tame(Array.prototype, ['constructor', 'toString', 'push', 'concat', 'join']);
+tame(Function.prototype, ['constructor', 'bind', 'name', 'toString', 'apply', 'call']);
+for (const E of [Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError, AggregateError]) {
+  tame(E.prototype, ['constructor', 'message', 'name', 'toString']);
+}
+tame(Promise.prototype, ['constructor']);
+
+/** Objects not reachable from globalThis by property walks: hidden intrinsics. */
+function hiddenIntrinsics() {
+  const list = [];
+  const add = (f) => {
+    try {
+      const v = f();
+      if (v !== undefined && v !== null) list.push(v);
+    } catch {
+      // not available in this engine version
+    }
+  };
+  add(() => getPrototypeOf(function* () {}));
+  add(() => getPrototypeOf(async function () {}));
+  add(() => getPrototypeOf(async function* () {}));
+  add(() => getPrototypeOf((function* () {})()));
+  add(() => getPrototypeOf((async function* () {})()));
+  add(() => getPrototypeOf([][Symbol.iterator]()));
+  add(() => getPrototypeOf(new Map().entries()));
+  add(() => getPrototypeOf(new Set().values()));
+  add(() => getPrototypeOf(''[Symbol.iterator]()));
+  add(() => getPrototypeOf(/x/[Symbol.matchAll]('')));
+  add(() => getPrototypeOf(Int8Array));
+  add(() => getPrototypeOf([].values().map((x) => x)));
+  add(() => getPrototypeOf(Iterator.from({ next() { return { done: true }; } })));
+  add(() => getPrototypeOf(new Intl.Segmenter().segment('')));
+  add(() => getPrototypeOf(new Intl.Segmenter().segment('')[Symbol.iterator]()));
+  add(() => getOwnPropertyDescriptor(function () { return arguments; }(), 'callee')?.get);
+  add(() => (function () { 'use strict'; return getOwnPropertyDescriptor(arguments, 'callee').get; })());
+  return list;
+}
+
+function deepFreeze(roots) {
+  const queue = [...roots];
+  const done = new Set();
+  while (queue.length > 0) {
+    const o = queue.pop();
+    if ((typeof o !== 'object' && typeof o !== 'function') || o === null || done.has(o)) continue;
+    done.add(o);
+    freeze(o);
+    queue.push(getPrototypeOf(o));
+    for (const k of [...getOwnPropertyNames(o), ...getOwnPropertySymbols(o)]) {
+      const d = getOwnPropertyDescriptor(o, k);
+      if (d === undefined) continue;
+      if ('value' in d) queue.push(d.value);
+      else queue.push(d.get, d.set);
+    }
+  }
+  return done.size;
+}
+
+deepFreeze([globalThis, ...hiddenIntrinsics(), install, uninstall, run]);
+if (!isFrozen(globalThis) || !isFrozen(Object.prototype)) throw new ErrorCtor('svc: lockdown failed');
+
+return freeze({ install, uninstall, run });

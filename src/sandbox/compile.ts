@@ -1,0 +1,268 @@
+// Handler scripts → one script each: esbuild bundles the entry with its relative imports, cached until an input changes.
+
+import { createHash } from 'node:crypto';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
+import * as esbuild from 'esbuild';
+import { EVENTS, handlerName } from '../routing/events.ts';
+
+export interface CompileError {
+  /** esbuild's message, without a location. */
+  readonly text: string;
+  /** `resources/x.ts:3:10`, relative to the app directory; absent when esbuild gave none. */
+  readonly location?: string;
+}
+
+export type Artifact =
+  | {
+      readonly ok: true;
+      /** Content hash of every input and of this compiler's settings. */
+      readonly hash: string;
+      /** `resources/x.ts`, relative to the app directory. */
+      readonly rel: string;
+      /** A function expression; calling it runs the module body and returns its exports. */
+      readonly code: string;
+      /** The script's file name in isolate stack traces. */
+      readonly scriptName: string;
+      /** The whole handler is `svc.delegate()`: the default handler can serve it without an isolate. */
+      readonly delegateOnly: boolean;
+      readonly map: SourceMap;
+    }
+  | { readonly ok: false; readonly hash: string; readonly rel: string; readonly error: CompileError };
+
+/** Bump when the generated code changes shape, so that no stale cache entry is reused. */
+const COMPILER_VERSION = '1';
+
+/** Extensions a handler may import, and esbuild's loader for each. */
+const LOADERS: Readonly<Record<string, esbuild.Loader>> = {
+  '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.json': 'json',
+};
+const RESOLVE_SUFFIXES = ['', '.ts', '.js', '.mts', '.mjs', '.json', '/index.ts', '/index.js'];
+
+/** Words that cannot follow `typeof` as an identifier. */
+const RESERVED = new Set(
+  ('break case catch class const continue debugger default delete do else enum export extends false finally for ' +
+    'function if import in instanceof new null return super switch this throw true try typeof var void while with ' +
+    'yield let static implements interface package private protected public await arguments eval').split(' '),
+);
+
+const NAMESPACE = 'svc';
+const SCRIPT_PREFIX = 'svc-handler:';
+
+/** `stat` identity of a file (or `missing`): any change to the file changes it. */
+function fingerprint(file: string): string {
+  const st = statSync(file, { bigint: true, throwIfNoEntry: false });
+  return st ? `${st.mtimeNs}:${st.ctimeNs}:${st.size}:${st.ino}` : 'missing';
+}
+
+/**
+ * Code appended to the entry module: it hands the dispatcher the event functions declared at the
+ * entry's top level (exported or not) and every binding spelled like the collection in any case
+ * (a class candidate). `typeof` of an undeclared name is safe, so probing names costs nothing.
+ */
+function formsFooter(source: string, collection: string): string {
+  const want = collection.replace(/-/g, '').toLowerCase();
+  const spellings = new Set<string>();
+  for (const m of source.matchAll(/[A-Za-z_$][\w$]*/g)) {
+    if (m[0].toLowerCase() === want && !RESERVED.has(m[0])) spellings.add(m[0]);
+  }
+  const probe = (n: string) => `typeof ${n} === "function" ? ${n} : void 0`;
+  const fns = EVENTS.map((e) => `${handlerName(e)}: ${probe(handlerName(e))}`).join(', ');
+  return `\n;export const __svc_forms__ = { fns: { ${fns} }, classes: [${[...spellings].map(probe).join(', ')}] };\n`;
+}
+
+interface Entry {
+  /** Every file the build read or looked for, with its fingerprint then. */
+  readonly inputs: ReadonlyMap<string, string>;
+  readonly artifact: Artifact;
+}
+
+/** The compiled handlers of one app directory. */
+export class Compiler {
+  readonly #appDir: string;
+  readonly #realAppDir: string;
+  readonly #entries = new Map<string, Entry>();
+  readonly #pending = new Map<string, Promise<Artifact>>();
+
+  constructor(appDir: string) {
+    this.#appDir = resolve(appDir);
+    this.#realAppDir = realpathSync(this.#appDir);
+  }
+
+  /** The artifact of a handler file as it is now: cached while none of its inputs changed. */
+  get(file: string): Promise<Artifact> {
+    const entry = this.#entries.get(file);
+    if (entry && this.#fresh(entry)) return Promise.resolve(entry.artifact);
+    let pending = this.#pending.get(file);
+    if (!pending) {
+      pending = this.#build(file, entry?.artifact).finally(() => this.#pending.delete(file));
+      this.#pending.set(file, pending);
+    }
+    return pending;
+  }
+
+  /** Drops cached artifacts of files that are gone. */
+  forget(file: string): void {
+    this.#entries.delete(file);
+  }
+
+  #fresh(entry: Entry): boolean {
+    for (const [file, fp] of entry.inputs) if (fingerprint(file) !== fp) return false;
+    return true;
+  }
+
+  async #build(file: string, previous: Artifact | undefined): Promise<Artifact> {
+    const appDir = this.#appDir;
+    const rel = relative(appDir, file).split(sep).join('/');
+    const collection = basename(file, extname(file));
+    const inputs = new Map<string, string>();
+    const hash = createHash('sha256').update(`${COMPILER_VERSION}\0${rel}\0`);
+    const sources = new Map<string, string>();
+    const realAppDir = this.#realAppDir;
+
+    const guard: esbuild.Plugin = {
+      name: 'svc-app-only',
+      setup(build) {
+        build.onResolve({ filter: /.*/ }, (args) => {
+          if (args.kind === 'entry-point') return { path: rel, namespace: NAMESPACE };
+          if (!/^\.\.?\//.test(args.path)) {
+            return { errors: [{ text: `Cannot import "${args.path}": a handler may import only relative files of its app (no packages, no Node built-ins)` }] };
+          }
+          const base = resolve(args.resolveDir, args.path);
+          const candidates = base.endsWith('.js') ? [`${base.slice(0, -3)}.ts`, ...RESOLVE_SUFFIXES.map((s) => base + s)] : RESOLVE_SUFFIXES.map((s) => base + s);
+          for (const candidate of candidates) {
+            const fp = fingerprint(candidate);
+            inputs.set(candidate, fp);
+            if (fp === 'missing' || !statSync(candidate).isFile()) continue;
+            const real = realpathSync(candidate);
+            if (!real.startsWith(realAppDir + sep)) {
+              return { errors: [{ text: `Cannot import "${args.path}": it is outside the app directory` }] };
+            }
+            if (!(extname(candidate) in LOADERS)) {
+              return { errors: [{ text: `Cannot import "${args.path}": only .ts, .js and .json files can be imported` }] };
+            }
+            return { path: relative(appDir, candidate).split(sep).join('/'), namespace: NAMESPACE };
+          }
+          return { errors: [{ text: `Cannot import "${args.path}": no such file in the app` }] };
+        });
+        build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
+          const abs = join(appDir, args.path);
+          inputs.set(abs, fingerprint(abs)); // before reading: a change while reading is seen next time
+          let contents = readFileSync(abs, 'utf8');
+          hash.update(`${args.path}\0${contents}\0`);
+          sources.set(args.path, contents);
+          if (args.path === rel) contents += formsFooter(contents, collection);
+          return { contents, loader: LOADERS[extname(abs)] ?? 'js', resolveDir: dirname(abs) };
+        });
+      },
+    };
+
+    let artifact: Artifact;
+    try {
+      const result = await esbuild.build({
+        entryPoints: [file],
+        absWorkingDir: appDir,
+        bundle: true,
+        write: false,
+        // ESM, whose one closing `export { … }` becomes the function's `return { … }`: cheaper to
+        // run on every request than the getters of an IIFE's CommonJS-style namespace.
+        format: 'esm',
+        supported: { 'top-level-await': false },
+        platform: 'neutral',
+        target: 'es2024',
+        sourcemap: 'external',
+        sourcesContent: false,
+        outfile: join(appDir, '__svc_handler.js'),
+        plugins: [guard],
+        logLevel: 'silent',
+        tsconfigRaw: '{}',
+        mainFields: [],
+        conditions: [],
+        charset: 'utf8',
+        legalComments: 'none',
+      });
+      const digest = hash.digest('hex');
+      if (previous?.ok && previous.hash === digest) {
+        artifact = previous;
+      } else {
+        const js = result.outputFiles.find((f) => f.path.endsWith('.js'))!.text.replace(/\/\/# sourceMappingURL=.*\s*$/, '');
+        const map = result.outputFiles.find((f) => f.path.endsWith('.map'))!.text;
+        artifact = {
+          ok: true,
+          hash: digest,
+          rel,
+          // The prefix stays on the bundle's first line, so line numbers match the source map.
+          code: `(function () { "use strict"; ${exportsToReturn(js)}\n})`,
+          scriptName: SCRIPT_PREFIX + rel,
+          delegateOnly: sources.size === 1 && (await isDelegateOnly(sources.get(rel)!, LOADERS[extname(file)] ?? 'js')),
+          map: new SourceMap(JSON.parse(map)),
+        };
+      }
+    } catch (err) {
+      artifact = { ok: false, hash: hash.digest('hex'), rel, error: this.#describe(err, rel, sources.get(rel)) };
+    }
+    this.#entries.set(file, { inputs, artifact });
+    return artifact;
+  }
+
+  #describe(err: unknown, rel: string, entrySource: string | undefined): CompileError {
+    const failure = err as Partial<esbuild.BuildFailure>;
+    const first = failure.errors?.[0];
+    const scrub = (s: string) => s.split(this.#realAppDir + sep).join('').split(this.#appDir + sep).join('');
+    if (!first) return { text: scrub(String((err as Error)?.message ?? err)) };
+    const more = failure.errors!.length > 1 ? ` (and ${failure.errors!.length - 1} more)` : '';
+    const loc = first.location;
+    const file = loc?.file.replace(/^svc:/, '');
+    if (loc && file === rel && entrySource !== undefined) {
+      // An error in the code appended to the entry means the entry itself ended too early.
+      const lines = entrySource.split('\n');
+      if (loc.line > lines.length || (loc.line === lines.length && loc.column >= lines.at(-1)!.length)) {
+        return { text: 'Unexpected end of file (an unclosed bracket, string or comment?)' + more, location: `${rel}:${lines.length}:${lines.at(-1)!.length + 1}` };
+      }
+    }
+    return { text: scrub(first.text) + more, ...(loc && file ? { location: `${scrub(file)}:${loc.line}:${loc.column + 1}` } : {}) };
+  }
+}
+
+/** Replaces the bundle's closing `export { a as b, c };` with `return { "b": a, "c": c };`. */
+function exportsToReturn(js: string): string {
+  const m = /\nexport \{([^}]*)\};?\s*$/.exec(js);
+  if (!m) return `${js}\nreturn {};`;
+  const fields = m[1]!
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const [local, exported = local] = part.split(/\s+as\s+/) as [string, string?];
+      return `${JSON.stringify(exported)}: ${local}`;
+    });
+  return `${js.slice(0, m.index)}\nreturn { ${fields.join(', ')} };`;
+}
+
+/** True for a script whose whole code is `svc.delegate()` or `svc_delegate()` (comments aside). */
+async function isDelegateOnly(source: string, loader: esbuild.Loader): Promise<boolean> {
+  if (source.length > 4096 || !/delegate/.test(source)) return false;
+  try {
+    const { code } = await esbuild.transform(source, { loader, minify: true, tsconfigRaw: '{}', logLevel: 'silent' });
+    return /^(?:svc\.delegate|svc_delegate)\(\);?\s*$/.test(code);
+  } catch {
+    return false;
+  }
+}
+
+/** `resources/x.ts:12` of the first stack frame in the handler's own code, through the source map. */
+export function locate(artifact: Artifact, stack: string | undefined): string | undefined {
+  if (!artifact.ok || !stack) return undefined;
+  const name = artifact.scriptName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const m = new RegExp(`${name}:(\\d+):(\\d+)`).exec(stack);
+  if (!m) return undefined;
+  const entry = artifact.map.findEntry(Number(m[1]) - 1, Number(m[2]) - 1) as { originalSource?: string; originalLine?: number };
+  if (entry.originalSource === undefined || entry.originalLine === undefined) return undefined;
+  return `${entry.originalSource.replace(/^svc:/, '')}:${entry.originalLine + 1}`;
+}
+
+/** Starts esbuild's service now, so that the first compile does not pay for it. */
+export function warmUp(): void {
+  esbuild.transform('', { logLevel: 'silent' }).catch(() => {});
+}

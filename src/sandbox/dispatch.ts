@@ -1,0 +1,131 @@
+// One request in one isolate: run the handler under the limits, then turn its outcome into the response.
+//
+// The three handler forms of SPEC §8 are told apart inside the isolate (runtime/prelude.js,
+// `dispatch`), where the module's namespace lives; here the outcome becomes HTTP: 405 with
+// `Allow` for an event the handler does not implement, 500 for a handler error, 503 for a
+// limit, and the 204 default for a handler that neither wrote, rendered nor delegated.
+
+import { SvcError } from '../errors.ts';
+import { allowHeader, isMemberEvent } from '../routing/events.ts';
+import type { Exchange } from '../server/exchange.ts';
+import { applyHead, checkOutcome, parseGuestJson, requestJson, type Call, type Outcome } from './bridge.ts';
+import { locate, type Artifact } from './compile.ts';
+import type { Slot } from './isolate-pool.ts';
+import type { Limits } from './options.ts';
+
+type Compiled = Extract<Artifact, { ok: true }>;
+
+/** The request never ran: its isolate went away while it waited in the queue. It may be retried elsewhere. */
+export class NotStarted extends Error {}
+
+let nextToken = 1;
+
+/** Serves `ex` with the handler `artifact` in `slot`; completes the response or throws an SvcError while nothing is committed. */
+export async function serveInSlot(slot: Slot, artifact: Compiled, ex: Exchange, limits: Limits, tag: string): Promise<void> {
+  let id: number;
+  try {
+    id = await slot.install(artifact);
+  } catch (err) {
+    if (slot.disposed) throw new NotStarted();
+    // esbuild accepted it but V8 did not (e.g. sloppy-mode-only syntax): a compile error too.
+    const message = String((err as Error)?.message ?? err);
+    limits.log(`svc: [${tag}] ${artifact.rel} does not compile: ${message}`);
+    throw new SvcError('handler-compile-error', ex.dev ? `${artifact.rel}: ${message}` : compileDetail(artifact.rel));
+  }
+
+  const call: Call = { token: nextToken++, ex, limits, tag, started: false, closed: false, hostMs: 0 };
+  slot.calls.set(call.token, call);
+  let returned: unknown;
+  try {
+    returned = await slot.api.run.apply(undefined, [id, requestJson(ex), call.token]);
+  } catch (err) {
+    call.closed = true;
+    // Results reach the host in order, so a request that ran has said so before its failure arrives.
+    if (!call.started && slot.disposed) throw new NotStarted();
+    const res = ex.res;
+    if (res.ended) return; // the response was complete before the fault; the isolate is replaced all the same
+    if (res.committed) {
+      limits.log(`svc: [${tag}] ${String((err as Error)?.message ?? err)} after output was committed: connection closed`);
+      res.abort();
+      return;
+    }
+    throw faultError(slot, call, err, limits, tag);
+  } finally {
+    slot.finished(call);
+  }
+  call.closed = true;
+
+  let outcome: Outcome;
+  if (returned === '"pending"') {
+    outcome = call.finished ?? {
+      // Nothing outside the isolate can resume it (no timers, every runtime call is synchronous).
+      error: { name: 'Error', message: 'the handler returned a promise that never settles' },
+    };
+  } else {
+    try {
+      outcome = checkOutcome(parseGuestJson(String(returned)));
+    } catch {
+      outcome = { error: { name: 'Error', message: 'the handler runtime returned a malformed outcome' } };
+    }
+  }
+  finish(ex, outcome, artifact, limits, tag);
+}
+
+function compileDetail(rel: string): string {
+  return `The handler ${rel} does not compile; run \`svc check\` or use development mode for the error.`;
+}
+
+/** The response of a handler that ran to its end. */
+function finish(ex: Exchange, outcome: Outcome, artifact: Compiled, limits: Limits, tag: string): void {
+  const res = ex.res;
+  if (outcome.error) {
+    const { name, message, stack } = outcome.error;
+    const at = locate(artifact, stack);
+    limits.log(`svc: [${tag}] handler threw ${name}: ${message}${at ? ` (${at})` : ''}`);
+    if (res.ended) return; // the response was already complete (after delegate() or render())
+    if (res.committed) {
+      res.abort();
+      return;
+    }
+    throw new SvcError('handler-error', ex.dev ? `${name}: ${message}${at ? ` (${at})` : ''}` : 'The handler failed; the server log has the details.');
+  }
+  if (outcome.notAllowed) {
+    // Allow lists the methods of the handler's events on this kind of target (collection or member).
+    const member = isMemberEvent(ex.target.event);
+    const served = outcome.notAllowed.filter((e) => isMemberEvent(e) === member);
+    if (!res.committed) {
+      throw new SvcError('method-not-allowed', `The handler of ${ex.target.collection} does not implement ${ex.target.event} (${ex.method}).`, {
+        headers: { allow: allowHeader(served) },
+      });
+    }
+    if (!res.ended) res.abort();
+    return;
+  }
+  if (res.ended) return;
+  if (!res.committed) {
+    applyHead(ex, outcome.head);
+    // Neither written, rendered nor delegated: 204 unless the handler chose a status (SPEC §8).
+    if (outcome.head?.status === undefined) res.setStatus(204);
+  }
+  res.end();
+}
+
+/** The error for a run that ended because the isolate went away. */
+function faultError(slot: Slot, call: Call, err: unknown, limits: Limits, tag: string): SvcError {
+  const message = String((err as Error)?.message ?? err);
+  const fault = call.breach ?? slot.fault ?? (/memory limit/i.test(message) ? 'memory' : undefined);
+  if (!slot.disposed) slot.dispose('closed'); // an unexpected failure: do not reuse it
+  limits.log(`svc: [${tag}] isolate replaced (${fault ?? message})`);
+  switch (fault) {
+    case 'cpu':
+      return new SvcError('handler-cpu-limit', `The handler used more than ${limits.cpuLimitMs} ms of CPU time.`);
+    case 'wall':
+      return new SvcError('handler-cpu-limit', `The handler ran for more than ${limits.wallLimitMs} ms.`);
+    case 'request':
+      return new SvcError('handler-cpu-limit', `The handler kept the request busy for more than ${limits.requestLimitMs} ms.`);
+    case 'memory':
+      return new SvcError('handler-memory-limit', `The handler used more than the isolate's ${limits.memoryLimitMiB} MiB of memory.`);
+    default:
+      return new SvcError('internal-error', 'The handler sandbox is not available; retry.');
+  }
+}

@@ -1,0 +1,266 @@
+// An app's isolates: created on demand, requests queued on them, replaced after a fault.
+//
+// An isolate runs one request at a time, and its thread is blocked while the host works for it
+// (a delegate reading the store). One isolate per app would make every request of the app wait
+// behind a handler that spins until its CPU limit; so an app has up to `maxIsolates`, and a new
+// request goes to an idle one, else to the least loaded one whose running request is not stuck.
+// Queueing a few requests on one isolate is what keeps the cost per request low: isolated-vm then
+// runs them back to back without waking threads for each. The isolates beyond the first are
+// disposed after `idleMs` without work, so an idle app holds one (~1.5 MB plus its handlers).
+
+import ivm from 'isolated-vm';
+import { installRuntime, type Call, type GuestApi } from './bridge.ts';
+import type { Artifact } from './compile.ts';
+import type { Limits } from './options.ts';
+import { Watchdog } from './watchdog.ts';
+
+export type Fault = 'cpu' | 'wall' | 'request' | 'memory' | 'closed' | 'catastrophic';
+
+/** Requests queued on one isolate at most; more wait for a place. */
+const PIPELINE_DEPTH = 8;
+/** A request running this long is probably spinning or waiting: new requests avoid its isolate, in milliseconds. */
+const STUCK_MS = 5;
+
+let nextHandlerId = 1;
+
+/** One isolate with its locked-down context, the handlers installed in it and the requests queued on it. */
+export class Slot {
+  readonly isolate: ivm.Isolate;
+  readonly api: GuestApi;
+  readonly watchdog: Watchdog;
+  /** Requests submitted to the isolate and not complete, by token. */
+  readonly calls = new Map<number, Call>();
+  /** Requests assigned to this isolate by the pool (acquired and not released). */
+  reserved = 0;
+  /** Why the isolate was disposed by the host. */
+  fault: Fault | undefined;
+  lastUsed = performance.now();
+  readonly #context: ivm.Context;
+  /** Handler file (relative) → the version installed and its id in the isolate. */
+  readonly #installed = new Map<string, Promise<{ hash: string; id: number }>>();
+  /** Ids of replaced handler versions, dropped once no request is assigned. */
+  #stale: number[] = [];
+
+  private constructor(isolate: ivm.Isolate, context: ivm.Context, api: GuestApi, watchdog: Watchdog) {
+    this.isolate = isolate;
+    this.#context = context;
+    this.api = api;
+    this.watchdog = watchdog;
+  }
+
+  static async create(limits: Limits, onCatastrophicError: (message: string) => void): Promise<Slot> {
+    const isolate = new ivm.Isolate({ memoryLimit: limits.memoryLimitMiB, onCatastrophicError });
+    try {
+      const context = await isolate.createContext();
+      let slot: Slot | undefined;
+      const api = await installRuntime(context, {
+        lookup: (token) => slot?.calls.get(token),
+        started: (call) => slot?.watchdog.start(call),
+      });
+      const watchdog = new Watchdog(isolate, limits, (breach, call) => {
+        call.breach = breach;
+        slot?.dispose(breach);
+      });
+      slot = new Slot(isolate, context, api, watchdog);
+      return slot;
+    } catch (err) {
+      if (!isolate.isDisposed) isolate.dispose();
+      throw err;
+    }
+  }
+
+  get disposed(): boolean {
+    return this.isolate.isDisposed;
+  }
+
+  /**
+   * The isolate's id of the artifact's code, installing it first when this isolate has an older
+   * version or none. Requests already queued with an older version run it to their end.
+   */
+  async install(artifact: Extract<Artifact, { ok: true }>): Promise<number> {
+    const rel = artifact.rel;
+    for (;;) {
+      const pending = this.#installed.get(rel);
+      const had = pending && (await pending.catch(() => undefined));
+      if (this.#installed.get(rel) !== pending) continue; // another request changed it meanwhile: look again
+      if (had?.hash === artifact.hash) return had.id;
+      const next = this.#compile(artifact);
+      this.#installed.set(rel, next);
+      try {
+        const { id } = await next;
+        if (had) this.#stale.push(had.id);
+        return id;
+      } catch (err) {
+        if (this.#installed.get(rel) === next) this.#installed.delete(rel);
+        throw err;
+      }
+    }
+  }
+
+  async #compile(artifact: Extract<Artifact, { ok: true }>): Promise<{ hash: string; id: number }> {
+    const script = await this.isolate.compileScript(artifact.code, { filename: artifact.scriptName });
+    try {
+      // Evaluates the wrapping function expression only: no handler code runs here.
+      const factory = (await script.run(this.#context, { reference: true })) as ivm.Reference;
+      const id = nextHandlerId++;
+      await this.api.install.apply(undefined, [id, factory.derefInto({ release: true }), artifact.rel]);
+      return { hash: artifact.hash, id };
+    } finally {
+      script.release();
+    }
+  }
+
+  /** `call` is complete (answered, failed or never run). */
+  finished(call: Call): void {
+    this.calls.delete(call.token);
+    this.watchdog.end(call);
+  }
+
+  /** Drops replaced handler versions; only when no request is assigned, so none can still use one. */
+  dropStale(): void {
+    if (this.reserved > 0 || this.#stale.length === 0 || this.disposed) return;
+    this.api.uninstall.applyIgnored(undefined, [JSON.stringify(this.#stale)]);
+    this.#stale = [];
+  }
+
+  dispose(fault: Fault): void {
+    this.fault ??= fault;
+    this.watchdog.stop();
+    if (!this.isolate.isDisposed) {
+      try {
+        this.isolate.dispose();
+      } catch {
+        // already going away
+      }
+    }
+  }
+}
+
+/** The isolates of one app. */
+export class Pool {
+  readonly #limits: Limits;
+  readonly #onCatastrophicError: (message: string) => void;
+  readonly #slots: Slot[] = [];
+  readonly #waiters: { alone: boolean; resolve(s: Slot): void; reject(e: unknown): void }[] = [];
+  #creating = 0;
+  #closed = false;
+  #reaper: NodeJS.Timeout | undefined;
+
+  constructor(limits: Limits, onCatastrophicError: (message: string) => void) {
+    this.#limits = limits;
+    this.#onCatastrophicError = onCatastrophicError;
+  }
+
+  get size(): number {
+    return this.#slots.length + this.#creating;
+  }
+
+  /**
+   * An isolate to submit one request to; release() it when the request is complete. With
+   * `alone`, only an isolate with nothing queued (for a request that already waited once).
+   */
+  acquire(alone = false): Promise<Slot> {
+    if (this.#closed) return Promise.reject(new Error('the sandbox is closed'));
+    const slot = this.#pick(alone);
+    if (slot) {
+      slot.reserved++;
+      return Promise.resolve(slot);
+    }
+    const waiting = new Promise<Slot>((resolve, reject) => this.#waiters.push({ alone, resolve, reject }));
+    this.#grow();
+    return waiting;
+  }
+
+  release(slot: Slot): void {
+    slot.reserved--;
+    slot.lastUsed = performance.now();
+    if (slot.disposed || this.#closed) this.#remove(slot);
+    else slot.dropStale();
+    this.#serveWaiters();
+    this.#scheduleReap();
+  }
+
+  /**
+   * An idle isolate; else, while more may be created, none (the caller waits for a new one);
+   * else the least loaded one with room in its queue, one whose request has run for a while
+   * (spinning, or waiting for the host) last.
+   */
+  #pick(alone: boolean): Slot | undefined {
+    let best: Slot | undefined;
+    let bestScore = Infinity;
+    for (const s of this.#slots) {
+      if (s.disposed) continue;
+      if (s.reserved === 0) return s;
+      if (s.reserved >= PIPELINE_DEPTH) continue;
+      const score = s.reserved + (s.watchdog.runningMs > STUCK_MS ? PIPELINE_DEPTH : 0);
+      if (score < bestScore) {
+        best = s;
+        bestScore = score;
+      }
+    }
+    if (alone || this.#slots.length + this.#creating < this.#limits.maxIsolates) return undefined;
+    return best;
+  }
+
+  /** Starts creating one more isolate, if the limit allows. */
+  #grow(): void {
+    if (this.#slots.length + this.#creating >= this.#limits.maxIsolates || this.#closed) return;
+    this.#creating++;
+    Slot.create(this.#limits, this.#onCatastrophicError).then(
+      (slot) => {
+        this.#creating--;
+        if (this.#closed) {
+          slot.dispose('closed');
+          return;
+        }
+        this.#slots.push(slot);
+        this.#serveWaiters();
+        this.#scheduleReap();
+      },
+      (err) => {
+        this.#creating--;
+        if (this.#slots.length === 0 && this.#creating === 0) for (const w of this.#waiters.splice(0)) w.reject(err);
+      },
+    );
+  }
+
+  #serveWaiters(): void {
+    while (this.#waiters.length > 0) {
+      const slot = this.#pick(this.#waiters[0]!.alone);
+      if (!slot) break;
+      slot.reserved++;
+      this.#waiters.shift()!.resolve(slot);
+    }
+    if (this.#waiters.length > this.#creating) this.#grow();
+  }
+
+  #remove(slot: Slot): void {
+    const i = this.#slots.indexOf(slot);
+    if (i >= 0) this.#slots.splice(i, 1);
+    if (!slot.disposed) slot.dispose('closed');
+  }
+
+  #scheduleReap(): void {
+    if (this.#reaper || this.#slots.length <= 1) return;
+    this.#reaper = setTimeout(() => {
+      this.#reaper = undefined;
+      const now = performance.now();
+      // Keep the most recently used one.
+      const idle = this.#slots.filter((s) => s.reserved === 0).sort((a, b) => a.lastUsed - b.lastUsed);
+      for (const s of idle) {
+        if (this.#slots.length <= 1 || now - s.lastUsed < this.#limits.idleMs) break;
+        this.#remove(s);
+      }
+      this.#scheduleReap();
+    }, this.#limits.idleMs).unref();
+  }
+
+  /** Disposes every isolate; requests running in them fail. */
+  close(fault: Fault = 'closed'): void {
+    this.#closed = true;
+    if (this.#reaper) clearTimeout(this.#reaper);
+    for (const slot of this.#slots) slot.dispose(fault);
+    this.#slots.length = 0;
+    for (const w of this.#waiters.splice(0)) w.reject(new Error('the sandbox is closed'));
+  }
+}

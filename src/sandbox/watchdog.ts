@@ -1,0 +1,113 @@
+// The per-request CPU-time limit (and wall-clock backstops), enforced from the host's event loop.
+//
+// isolated-vm's `timeout` option is wall-clock time, and it would also count the time the host
+// spends on the handler's behalf (a delegate waiting for the store). Instead a host timer samples
+// `isolate.cpuTime`, which stops while the isolate waits for the host, and disposes the isolate
+// when the running request's share passes the limit. Handlers run on isolated-vm's thread pool,
+// so this timer (and every other request) keeps running while a handler spins.
+//
+// `cpuTime` is exact for finished stretches of execution, but for the stretch under way it adds
+// wall-clock time (a thread's CPU clock cannot be read from another thread): on a loaded machine a
+// thread that the OS does not schedule would seem to burn CPU. So each sampling interval is
+// credited with at most the CPU this process spent outside its main thread in that interval,
+// which bounds what any isolate thread can have used.
+//
+// Requests wait in an isolate's queue and run one at a time; the isolate tells the host when one
+// starts (a one-way call that the host sees in order, after the previous one's result), and its
+// accounting starts then.
+
+import type ivm from 'isolated-vm';
+import type { Call } from './bridge.ts';
+
+export type Breach = 'cpu' | 'wall' | 'request';
+
+/** Longest interval between samples, in milliseconds: shorter intervals give a tighter bound. */
+const MAX_SAMPLE_MS = 20;
+
+export interface WatchLimits {
+  readonly cpuLimitMs: number;
+  readonly wallLimitMs: number;
+  readonly requestLimitMs: number;
+}
+
+/** CPU time of this process outside its main thread, in milliseconds. */
+function offMainCpuMs(): number {
+  const all = process.cpuUsage();
+  const main = process.threadCpuUsage();
+  return (all.user + all.system - main.user - main.system) / 1000;
+}
+
+/** Watches the request running in one isolate; on a breach calls `breached` once for it. */
+export class Watchdog {
+  readonly #isolate: ivm.Isolate;
+  readonly #limits: WatchLimits;
+  readonly #breached: (breach: Breach, call: Call) => void;
+  #running: Call | undefined;
+  #t0 = 0;
+  #lastCpu = 0n;
+  /** Read from the first sample on: most requests end before it, and the first interval is credited in full. */
+  #lastOff: number | undefined;
+  #usedMs = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(isolate: ivm.Isolate, limits: WatchLimits, breached: (breach: Breach, call: Call) => void) {
+    this.#isolate = isolate;
+    this.#limits = limits;
+    this.#breached = breached;
+  }
+
+  /**
+   * The isolate began running `call`: its accounting starts now. The sampling timer keeps
+   * running from one request to the next (one timer per busy isolate, not one per request).
+   */
+  start(call: Call): void {
+    if (this.#isolate.isDisposed) return;
+    this.#running = call;
+    this.#t0 = performance.now();
+    this.#lastCpu = this.#isolate.cpuTime;
+    this.#lastOff = undefined;
+    this.#usedMs = 0;
+    this.#timer ??= setTimeout(this.#check, Math.min(MAX_SAMPLE_MS, this.#limits.cpuLimitMs));
+  }
+
+  /** `call` is complete; the timer stops at its next tick if no other request started. */
+  end(call: Call): void {
+    if (this.#running === call) this.#running = undefined;
+  }
+
+  /** How long the running request has been running, in milliseconds (0 when none is). */
+  get runningMs(): number {
+    return this.#running ? performance.now() - this.#t0 : 0;
+  }
+
+  #check = (): void => {
+    this.#timer = undefined;
+    const call = this.#running;
+    if (!call || this.#isolate.isDisposed) return;
+    const { cpuLimitMs, wallLimitMs, requestLimitMs } = this.#limits;
+    const cpu = this.#isolate.cpuTime;
+    const off = offMainCpuMs();
+    const cpuMs = Number(cpu - this.#lastCpu) / 1e6;
+    this.#usedMs += this.#lastOff === undefined ? cpuMs : Math.min(cpuMs, Math.max(0, off - this.#lastOff));
+    this.#lastCpu = cpu;
+    this.#lastOff = off;
+    const now = performance.now();
+    const elapsed = now - this.#t0;
+    // Time in host calls is the host's, not the handler's.
+    const wallMs = elapsed - call.hostMs - (call.hostSince !== undefined ? now - call.hostSince : 0);
+    const breach: Breach | undefined =
+      this.#usedMs >= cpuLimitMs ? 'cpu' : wallMs >= wallLimitMs ? 'wall' : elapsed >= requestLimitMs ? 'request' : undefined;
+    if (breach) {
+      this.#running = undefined;
+      this.#breached(breach, call);
+      return;
+    }
+    this.#timer = setTimeout(this.#check, Math.max(1, Math.min(MAX_SAMPLE_MS, cpuLimitMs - this.#usedMs, wallLimitMs - wallMs, requestLimitMs - elapsed)));
+  };
+
+  stop(): void {
+    this.#running = undefined;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
