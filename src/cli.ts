@@ -114,7 +114,8 @@ export async function check(config: Config, out: (line: string) => void = consol
     const collection = script.replace(/\.(ts|js)$/, '');
     const error = await app.runtime.check(join(dir, 'resources', script));
     if (error !== undefined) {
-      out(`resources/${script}: ${error}`);
+      // The message names the file and line itself: the error may be in a file the script imports.
+      out(error);
       problems++;
     } else if (!models.some((m) => m.name === collection) && !bad.some((p) => p.file === `models/${collection}.json`)) {
       out(`resources/${script}: warning: no model models/${collection}.json, so this handler serves nothing`);

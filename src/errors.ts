@@ -34,9 +34,11 @@ export const CATALOGUE = {
   'handler-compile-error': { status: 500, title: 'Internal Server Error', fix: 'Fix the handler script so that it compiles (run `svc check`).' },
   'handler-error': { status: 500, title: 'Internal Server Error', fix: 'The handler threw: fix the handler script (development mode shows the message and line).' },
   'handler-cpu-limit': { status: 503, title: 'Service Unavailable', fix: 'The handler used more CPU time than allowed: make it do less per request, or raise --cpu-limit.' },
+  'handler-time-limit': { status: 503, title: 'Service Unavailable', fix: 'The handler ran too long without using CPU (or kept the request busy for over 30 s): make it finish sooner.' },
   'handler-memory-limit': { status: 503, title: 'Service Unavailable', fix: 'The handler used more memory than the isolate allows: make it hold less, or raise --memory-limit.' },
   'handler-output-limit': { status: 503, title: 'Service Unavailable', fix: 'The handler wrote more than the response size cap: write less, or raise --max-output.' },
   'handler-reported': { status: 500, title: 'Internal Server Error', fix: 'Rendered by a handler through the `error` view; the status and detail are the handler\'s own.' },
+  'sandbox-unavailable': { status: 503, title: 'Service Unavailable', fix: 'No handler isolate could take the request (the sandbox is restarting); retry shortly.' },
   'store-unavailable': { status: 503, title: 'Service Unavailable', fix: 'The data store could not be reached; retry later.' },
 } as const satisfies Record<string, CatalogueEntry>;
 

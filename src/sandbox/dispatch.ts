@@ -120,12 +120,12 @@ function faultError(slot: Slot, call: Call, err: unknown, limits: Limits, tag: s
     case 'cpu':
       return new SvcError('handler-cpu-limit', `The handler used more than ${limits.cpuLimitMs} ms of CPU time.`);
     case 'wall':
-      return new SvcError('handler-cpu-limit', `The handler ran for more than ${limits.wallLimitMs} ms.`);
+      return new SvcError('handler-time-limit', `The handler ran for more than ${limits.wallLimitMs} ms.`);
     case 'request':
-      return new SvcError('handler-cpu-limit', `The handler kept the request busy for more than ${limits.requestLimitMs} ms.`);
+      return new SvcError('handler-time-limit', `The handler kept the request busy for more than ${limits.requestLimitMs} ms.`);
     case 'memory':
       return new SvcError('handler-memory-limit', `The handler used more than the isolate's ${limits.memoryLimitMiB} MiB of memory.`);
     default:
-      return new SvcError('internal-error', 'The handler sandbox is not available; retry.');
+      return new SvcError('sandbox-unavailable', 'The handler sandbox is not available; retry.');
   }
 }

@@ -33,7 +33,7 @@ export interface SandboxOptions {
   /**
    * Called when isolated-vm reports a catastrophic error (V8 lost control of an isolate). Default:
    * log it, refuse further handler work (503), send the process SIGTERM so that it shuts down
-   * gracefully, and abort it if it is still alive 10 s later. See docs/handlers.md.
+   * gracefully, and abort it if it is still alive 10 s later. See the README, "Isolation and limits".
    */
   onCatastrophicError?: (message: string) => void;
 }

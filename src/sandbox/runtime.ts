@@ -44,7 +44,7 @@ export function createSandboxRuntime(app: App, options: SandboxOptions = {}): Ha
 
   return {
     async serve(ex, file) {
-      if (broken !== undefined) throw new SvcError('internal-error', 'The handler sandbox failed; the server is restarting.');
+      if (broken !== undefined) throw new SvcError('sandbox-unavailable', 'The handler sandbox failed; the server is restarting.');
       const artifact = await compiler.get(file);
       if (!artifact.ok) {
         const { text, location } = artifact.error;
@@ -66,14 +66,14 @@ export function createSandboxRuntime(app: App, options: SandboxOptions = {}): Ha
           slot = await pool.acquire(attempt > 1);
         } catch (err) {
           limits.log(`svc: [${tagOf(ex)}] no isolate: ${String((err as Error)?.message ?? err)}`);
-          throw new SvcError('internal-error', 'The handler sandbox is not available; retry.');
+          throw new SvcError('sandbox-unavailable', 'The handler sandbox is not available; retry.');
         }
         try {
           await serveInSlot(slot, artifact, ex, limits, tagOf(ex));
           return;
         } catch (err) {
           if (!(err instanceof NotStarted)) throw err;
-          if (attempt >= MAX_ATTEMPTS) throw new SvcError('internal-error', 'The handler sandbox is not available; retry.');
+          if (attempt >= MAX_ATTEMPTS) throw new SvcError('sandbox-unavailable', 'The handler sandbox is not available; retry.');
         } finally {
           pool.release(slot);
         }

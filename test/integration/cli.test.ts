@@ -57,6 +57,19 @@ t.test('svc check exits non-zero naming file and reason for every bad model', as
   t.match(out, /2 problems/);
 });
 
+t.test('svc check reports a handler that does not compile, with file and line', async (t) => {
+  const app = makeApp({
+    models: { good: { fields: { a: { type: 'string' } } }, other: { fields: { a: { type: 'string' } } } },
+    resources: { 'good.ts': 'svc.delegate();\n', 'other.ts': 'export function onList() {\n  svc.delegate(;\n}\n' },
+  });
+  t.teardown(() => app.cleanup());
+  const { code, out } = await svc('check', '--app', app.dir);
+  t.equal(code, 1);
+  t.match(out, /^resources\/other\.ts:2:\d+: /m);
+  t.notMatch(out, /resources\/other\.ts: resources\/other\.ts/, 'the file is named once');
+  t.notMatch(out, /good\.ts/);
+});
+
 t.test('a bad store URI fails at start-up with a clear message', async (t) => {
   const { code, out } = await svc('serve', '--app', EXAMPLE_APP, '--port', '0', '--store', 'postgres://x');
   t.equal(code, 1);

@@ -1,4 +1,4 @@
-// The examples of docs/handlers.md, run as they are written: one app made of its `// resources/…` code blocks.
+// The handler examples of the README, run as they are written: one app made of its `// resources/…` code blocks.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import t from 'tap';
 import { ROOT, send } from '../helpers/server.ts';
 import { body, eventually, sandboxServer } from './harness.ts';
 
-const doc = readFileSync(join(ROOT, 'docs', 'handlers.md'), 'utf8');
+const doc = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const files: Record<string, string> = {};
 for (const [, code] of doc.matchAll(/```ts\n([\s\S]*?)```/g)) {
   const m = /^\/\/ (resources\/\S+\.ts)\n/.exec(code!);
