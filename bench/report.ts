@@ -174,7 +174,23 @@ export function memoryTable(results: readonly MemoryResult[]): string {
   );
 }
 
-export function markdown(info: RunInfo, groups: Readonly<Record<string, Group>>, rows: readonly Row[], memory: readonly MemoryResult[]): string {
+/** A result printed by a script check (`RESULT {json}`). */
+export interface ScriptResult {
+  readonly check: string;
+  readonly value: number;
+  readonly unit: string;
+  readonly max: number;
+  readonly failed?: string;
+}
+
+export function scriptTable(results: readonly ScriptResult[]): string {
+  return table(
+    ['check', 'value', 'target', 'met?'],
+    results.map((r) => [r.check, r.failed ? `FAILED: ${r.failed}` : `${fixed(r.value, 1)} ${r.unit}`, `≤ ${r.max} ${r.unit}`, !r.failed && r.value <= r.max ? 'yes' : '**no**']),
+  );
+}
+
+export function markdown(info: RunInfo, groups: Readonly<Record<string, Group>>, rows: readonly Row[], memory: readonly MemoryResult[], scripts: readonly ScriptResult[] = []): string {
   const usedGroups = Object.entries(groups).filter(([key]) => rows.some((r) => r.group === key));
   const failures = rows.filter((r) => r.failed);
   return [
@@ -195,6 +211,7 @@ export function markdown(info: RunInfo, groups: Readonly<Record<string, Group>>,
     '',
     ...usedGroups.map(([key, g]) => `- \`${key}\`: ${g.title}; baseline \`${g.baseline}\`.`),
     '',
+    ...(scripts.length ? ['Sandbox checks (scripts of their own: `bench/reload-latency.ts`, `node --expose-gc bench/sandbox-memory.ts`):', '', scriptTable(scripts), ''] : []),
     ...(memory.length ? ['Streaming: the server\'s resident memory (VmRSS, /proc) before the request and at its peak while the client reads the whole body.', '', memoryTable(memory), ''] : []),
     ...(failures.length ? ['Failed:', '', ...failures.map((r) => `- ${r.scenario.name}: ${r.failed}`), ''] : []),
     'Every run (req/s; ratios to the baseline) — and the medians of response size and CPU use (2 cores in all):',

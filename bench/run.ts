@@ -7,18 +7,20 @@
 //   BENCH_WARMUP       seconds of unmeasured load per scenario before the first round (default 1)
 //   BENCH_CONNECTIONS  concurrent connections of the load generator (default 32)
 //   BENCH_GROUPS       comma-separated group keys to run (default: all)
-//   BENCH_MEMORY       0 to skip the streaming memory checks
+//   BENCH_MEMORY       0 to skip the streaming memory checks and the sandbox script checks
 //   BENCH_CPU_PROF     a directory: svc servers run with --cpu-prof and write their profiles there
 //   BENCH_OUT          the report file (default bench/results.md; '-' for none)
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from 'undici';
 import { newPool, runLoad, type Measured } from './load.ts';
-import { markdown, memoryTable, resultsTable, summarize, type MemoryResult, type Outcome } from './report.ts';
-import { GROUPS, MEMORY_CHECKS, SCENARIOS, SERVERS, type MemoryCheck, type Scenario } from './scenarios.ts';
+import { markdown, memoryTable, resultsTable, scriptTable, summarize, type MemoryResult, type Outcome, type ScriptResult } from './report.ts';
+import { GROUPS, MEMORY_CHECKS, SCENARIOS, SCRIPT_CHECKS, SERVERS, type MemoryCheck, type Scenario } from './scenarios.ts';
 import { Seeds } from './seed.ts';
 import { cpuOf, machineBusy, memoryOf, startServer, type Started } from './servers.ts';
 
@@ -200,6 +202,21 @@ async function main(): Promise<void> {
       }
     }
 
+    // Checks that are scripts of their own, run while the servers above sit idle.
+    const scriptResults: ScriptResult[] = [];
+    if (config.memory) {
+      for (const check of SCRIPT_CHECKS) {
+        log(`script: ${check.file}`);
+        try {
+          const { stdout } = await promisify(execFile)(process.execPath, ['--disable-warning=ExperimentalWarning', ...(check.nodeArgs ?? []), check.file, ...(check.args ?? [])], { cwd: resolve(import.meta.dirname, '..') });
+          for (const m of stdout.matchAll(/^RESULT (.*)$/gm)) scriptResults.push(JSON.parse(m[1]!));
+          log(stdout.replace(/^RESULT .*$/gm, '').trim());
+        } catch (e) {
+          scriptResults.push({ check: check.file, value: NaN, unit: '', max: NaN, failed: String((e as Error).message).split('\n')[0]! });
+        }
+      }
+    }
+
     const rows = summarize(
       Object.fromEntries(config.groups.map((g) => [g, GROUPS[g]!])),
       [...outcomes.values()],
@@ -207,15 +224,16 @@ async function main(): Promise<void> {
     const elapsedSeconds = (performance.now() - began) / 1000;
     console.log(`\n${resultsTable(rows)}\n`);
     if (memory.length) console.log(`${memoryTable(memory)}\n`);
+    if (scriptResults.length) console.log(`${scriptTable(scriptResults)}\n`);
     const failed = rows.filter((r) => r.failed);
     for (const r of failed) console.log(`FAILED ${r.scenario.name}: ${r.failed}`);
     console.log(`bench: ${elapsedSeconds.toFixed(0)} s`);
     if (config.out) {
       const info = { date: new Date(), connections: config.connections, seconds: config.seconds, rounds: config.rounds, warmup: config.warmup, elapsedSeconds };
-      writeFileSync(config.out, markdown(info, GROUPS, rows, memory));
+      writeFileSync(config.out, markdown(info, GROUPS, rows, memory, scriptResults));
       log(`wrote ${config.out}`);
     }
-    if (failed.length || memory.some((m) => m.failed)) process.exitCode = 1;
+    if (failed.length || memory.some((m) => m.failed) || scriptResults.some((r) => r.failed)) process.exitCode = 1;
   } finally {
     await Promise.all([...pools.values()].map((p) => p.close()));
     await Promise.all([...servers.values()].map((s) => s.stop()));

@@ -91,6 +91,7 @@ try {
   const mb = (n: number) => (n / 1e6).toFixed(2);
   console.log(`${APPS} apps × ${HANDLERS} handlers, idle: rss +${mb(after.rss - before.rss)} MB total, ${mb((after.rss - before.rss) / APPS)} MB per app`);
   console.log(`  (host heap +${mb(after.heapUsed - before.heapUsed)} MB, external +${mb(after.external - before.external)} MB)`);
+  console.log(`RESULT ${JSON.stringify({ check: `resident memory per idle app with ${HANDLERS} handlers (${APPS} apps)`, value: (after.rss - before.rss) / APPS / 1e6, unit: 'MB', max: 8 })}`);
 } finally {
   for (const r of runtimes) await r.close();
   rmSync(root, { recursive: true, force: true });

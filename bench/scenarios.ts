@@ -27,6 +27,8 @@ export type ServerSpec =
       readonly members: number;
       /** Extra `svc serve` flags (limits, runtime options). */
       readonly args?: readonly string[];
+      /** Script run instead of src/cli.ts with the same `serve` flags (path from the repository root). */
+      readonly entry?: string;
       /** Extra node flags. */
       readonly nodeArgs?: readonly string[];
       readonly env?: Readonly<Record<string, string>>;
@@ -96,6 +98,15 @@ export const SERVERS: Readonly<Record<string, ServerSpec>> = {
   'svc-writes': { kind: 'svc', app: EXAMPLE_APP, members: 10_000 },
   'svc-1k': { kind: 'svc', app: EXAMPLE_APP, members: 1_000 },
   'svc-100k': { kind: 'svc', app: EXAMPLE_APP, members: 100_000 },
+  // The sandbox rows: the same data, one handler each.
+  'svc-direct': { kind: 'svc', app: employeesApp(), members: 10_000, entry: 'bench/svc-direct.ts' },
+  'svc-delegate-line': { kind: 'svc', app: employeesApp('svc.delegate();\n'), members: 10_000 },
+  'svc-delegate-isolate': { kind: 'svc', app: employeesApp('export function onRetrieve() {\n  svc.delegate();\n}\n'), members: 10_000 },
+  'svc-logic': {
+    kind: 'svc',
+    app: employeesApp("export function onRetrieve() {\n  svc.delegate();\n  zput('/request/headers/out/x-seen', 'yes');\n}\n"),
+    members: 10_000,
+  },
 };
 
 // A group compares its rows with its baseline row, e.g. `sandbox: { title: 'sandboxed delegate
@@ -105,6 +116,7 @@ export const GROUPS: Readonly<Record<string, Group>> = {
   'scale-default': { title: 'first page of 20, default order: 100,000 vs 1,000 members', baseline: 'page of 20, 1k' },
   'scale-name': { title: 'first page of 20, order_by=name: 100,000 vs 1,000 members', baseline: 'page of 20 by name, 1k' },
   atom: { title: 'Atom first page of 20 vs the JSON one (same server)', baseline: 'JSON first page of 20' },
+  sandbox: { title: 'retrieve through handlers vs the direct default handler (no sandbox)', baseline: 'retrieve, direct default handler' },
 };
 
 /** Ids 1..n in a fixed pseudo-random sequence, the same in every run. */
@@ -157,10 +169,28 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   { name: 'JSON first page of 20', server: 'svc', group: 'atom', method: 'GET', path: PAGE },
   { name: 'Atom first page of 20', server: 'svc', group: 'atom', method: 'GET', path: `${PAGE}&format_as=atom`, target: { minRatio: 0.5 } },
+  { name: 'retrieve, direct default handler', server: 'svc-direct', group: 'sandbox', method: 'GET', path: randomIds(10_000) },
+  // A script that is exactly `svc.delegate()` is served without entering an isolate (compile.ts).
+  { name: 'retrieve, handler `svc.delegate();` (static fast path)', server: 'svc-delegate-line', group: 'sandbox', method: 'GET', path: randomIds(10_000), target: { minRatio: 0.9 } },
+  { name: 'retrieve, `onRetrieve() { svc.delegate() }` (isolate)', server: 'svc-delegate-isolate', group: 'sandbox', method: 'GET', path: randomIds(10_000), target: { minRatio: 0.9 } },
+  {
+    name: 'retrieve, onRetrieve delegates then sets a header (isolate)',
+    server: 'svc-logic',
+    group: 'sandbox',
+    method: 'GET',
+    path: randomIds(10_000),
+    target: { minRatio: 0.35, maxP50AddedMs: 1 },
+  },
   { name: 'page of 20, 1k', server: 'svc-1k', group: 'scale-default', method: 'GET', path: PAGE },
   { name: 'page of 20, 100k', server: 'svc-100k', group: 'scale-default', method: 'GET', path: PAGE, target: { minRatio: 0.5, maxP50Ratio: 2 } },
   { name: 'page of 20 by name, 1k', server: 'svc-1k', group: 'scale-name', method: 'GET', path: BY_NAME },
   { name: 'page of 20 by name, 100k', server: 'svc-100k', group: 'scale-name', method: 'GET', path: BY_NAME, target: { minRatio: 0.5, maxP50Ratio: 2 } },
+];
+
+/** Benchmarks that run as scripts of their own and print `RESULT {check, value, unit, max}` lines. */
+export const SCRIPT_CHECKS: readonly { readonly file: string; readonly nodeArgs?: readonly string[]; readonly args?: readonly string[] }[] = [
+  { file: 'bench/reload-latency.ts', args: ['10'] },
+  { file: 'bench/sandbox-memory.ts', nodeArgs: ['--expose-gc'], args: ['10'] },
 ];
 
 export const MEMORY_CHECKS: readonly MemoryCheck[] = [

@@ -57,7 +57,7 @@ export async function startServer(name: string, spec: ServerSpec, opts: StartOpt
       '--disable-warning=ExperimentalWarning',
       ...opts.nodeArgs,
       ...(spec.nodeArgs ?? []),
-      join(ROOT, 'src', 'cli.ts'),
+      join(ROOT, spec.entry ?? join('src', 'cli.ts')),
       'serve',
       '--app', dir,
       '--host', '127.0.0.1',
