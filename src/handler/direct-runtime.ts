@@ -1,5 +1,5 @@
-// The runtime without a sandbox: every handler script is served by the default handler.
-// Used by `svc check`-free tests of the default handler and as the baseline of the benchmark.
+// The runtime without a sandbox: every handler script is served by the default handler, whatever
+// it says. The baseline of the sandbox rows of `npm run bench` (bench/svc-direct.ts).
 
 import { runDefault } from './default-handler.ts';
 import type { HandlerRuntime } from './runtime.ts';

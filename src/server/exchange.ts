@@ -45,14 +45,6 @@ export interface Exchange {
   readonly dev: boolean;
 }
 
-/** The member URL id as an integer, or undefined when it is not a positive integer. */
-export function memberId(ex: Exchange): number | undefined {
-  const raw = ex.params.get(`${ex.target.collection}Id`) ?? ex.target.id;
-  if (raw === undefined || !/^[1-9][0-9]{0,15}$/.test(raw)) return undefined;
-  const id = Number(raw);
-  return Number.isSafeInteger(id) ? id : undefined;
-}
-
 export function collectionUrl(ex: Exchange): string {
   return `${ex.origin}/resources/${ex.target.collection}`;
 }
