@@ -78,6 +78,19 @@ export function templatesOf(model: Model): AtomTemplates {
   return t;
 }
 
+/**
+ * A customised title or author name, falling back to the default for a member whose template
+ * renders empty (say it names only absent fields): every entry keeps a readable title and author.
+ */
+function orDefault(template: string | undefined, fallback: MemberTemplate): MemberTemplate {
+  if (template === undefined) return fallback;
+  const render = compile(template);
+  return (m) => {
+    const text = render(m);
+    return text.trim() ? text : fallback(m);
+  };
+}
+
 function build(model: Model): AtomTemplates {
   const name = model.name;
   const custom = (key: MemberKey): string | undefined => {
@@ -92,8 +105,8 @@ function build(model: Model): AtomTemplates {
   return {
     // The feed title is literal text: there is no member to take fields from.
     feedTitle: typeof feedTitle === 'string' ? escapeXml(feedTitle) : `Title of Type ${escName} Feed`,
-    title: title !== undefined ? compile(title) : (m) => `Title of ${escName} ${m.id}`,
-    authorName: author !== undefined ? compile(author) : (m) => `Author of ${escName} ${m.id}`,
+    title: orDefault(title, (m) => `Title of ${escName} ${m.id}`),
+    authorName: orDefault(author, (m) => `Author of ${escName} ${m.id}`),
     summary: summary !== undefined ? compile(summary) : undefined,
   };
 }

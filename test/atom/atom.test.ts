@@ -385,3 +385,12 @@ t.test('errors name the line and column of a well-formedness problem', async (t)
     t.match((e as SvcError).message, /<\/titel> does not close <title> \(line 2, column 11\)/);
   }
 });
+
+t.test('a customised title or author that renders empty falls back to the default', async (t) => {
+  const m = model('things', { fields: { name: { type: 'string' }, email: { type: 'string' } }, calculated_fields: { atom_title: '$member.name', atom_author_name: '${member.email}' } });
+  const xml = atom.renderMember(ctxOf(m), { id: 3, updated: '2024-01-01T00:00:00.000Z', name: 'Ann' });
+  t.match(xml, '<title>Ann</title>');
+  t.match(xml, '<author><name>Author of things 3</name></author>');
+  const bare = atom.renderMember(ctxOf(m), { id: 4, updated: '2024-01-01T00:00:00.000Z' });
+  t.match(bare, '<title>Title of things 4</title>');
+});
