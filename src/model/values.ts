@@ -58,6 +58,12 @@ export function parseDateTime(s: string): Parsed {
   return ok(iso);
 }
 
+/** A JSON number as it is, or text in the shape `syntax` as a number; undefined otherwise. */
+function toNumber(raw: unknown, text: boolean, syntax: RegExp): number | undefined {
+  if (!text) return typeof raw === 'number' ? raw : undefined;
+  return typeof raw === 'string' && syntax.test(raw.trim()) ? Number(raw.trim()) : undefined;
+}
+
 /**
  * Parses `raw` as a value of `field`. From JSON (`text` false) the JSON type must match;
  * from text (query strings, Atom) the text is converted.
@@ -74,27 +80,14 @@ export function parseValue(field: FieldDef, raw: unknown, text: boolean): Parsed
     }
     case 'integer':
     case 'auto': {
-      let n: number;
-      if (text) {
-        if (typeof raw !== 'string' || !INTEGER.test(raw.trim())) return fail('must be an integer');
-        n = Number(raw.trim());
-      } else {
-        if (typeof raw !== 'number') return fail('must be an integer');
-        n = raw;
-      }
-      if (!Number.isInteger(n)) return fail('must be an integer');
+      const n = toNumber(raw, text, INTEGER);
+      if (n === undefined || !Number.isInteger(n)) return fail('must be an integer');
       if (!Number.isSafeInteger(n)) return fail('must be an integer between -(2^53-1) and 2^53-1');
       return ok(n === 0 ? 0 : n); // no -0
     }
     case 'float': {
-      let n: number;
-      if (text) {
-        if (typeof raw !== 'string' || !FLOAT.test(raw.trim())) return fail('must be a number');
-        n = Number(raw.trim());
-      } else {
-        if (typeof raw !== 'number') return fail('must be a number');
-        n = raw;
-      }
+      const n = toNumber(raw, text, FLOAT);
+      if (n === undefined) return fail('must be a number');
       if (!Number.isFinite(n)) return fail('must be a finite number');
       return ok(n === 0 ? 0 : n);
     }
