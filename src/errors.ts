@@ -47,6 +47,21 @@ export type ErrorCode = keyof typeof CATALOGUE;
 /** One offending field or query parameter of a validation error (RFC 9457 extension member). */
 export type FieldError = { field: string; message: string } | { parameter: string; message: string };
 
+/** The most field errors one problem lists: a body of 80,000 unknown fields must not make a 7 MB problem. */
+export const MAX_LISTED_ERRORS = 100;
+
+/**
+ * A validation error: `title` (e.g. `Invalid member`) with the first MAX_LISTED_ERRORS errors in the
+ * detail and in `errors`, and how many more there are.
+ */
+export function validationError(code: ErrorCode, title: string, errors: readonly FieldError[]): SvcError {
+  const listed = errors.slice(0, MAX_LISTED_ERRORS);
+  const more = errors.length - listed.length;
+  const parts = listed.map((e) => `${'field' in e ? e.field : e.parameter} ${e.message}`);
+  const detail = `${title}: ${parts.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+  return new SvcError(code, detail, { errors: listed });
+}
+
 export interface Problem {
   type: 'about:blank';
   title: string;

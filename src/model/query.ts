@@ -1,6 +1,6 @@
 // Collection query parsing (SPEC §6): parameters in, a typed Query out, or one 400 naming each bad parameter.
 
-import { SvcError, type FieldError } from '../errors.ts';
+import { validationError, type FieldError } from '../errors.ts';
 import { CONDITIONS, type Condition, type FieldDef, type FieldType, type Filter, type Model, type Order, type Query, type Value } from './types.ts';
 import { parseValue } from './values.ts';
 
@@ -105,14 +105,22 @@ export function parseQuery(
         // Checked by negotiation; accepted here so that the query stays valid.
         continue;
       case 'order_by': {
+        // A field already ordered by cannot order anything again, so each field counts once (SQLite
+        // also refuses over 2000 terms); each distinct problem is reported once.
         const parsed: Order[] = [];
+        const seen = new Set<string>();
+        const problems = new Set<string>();
         for (const part of raw.split(',')) {
           const desc = part.startsWith('-');
           const field = desc ? part.slice(1) : part;
           if (!model.fields.has(field)) {
-            errors.push({ parameter: name, message: field ? `unknown field "${field}"` : 'has an empty field name' });
-          } else parsed.push({ field, desc });
+            problems.add(field ? `unknown field "${field.slice(0, 64)}"` : 'has an empty field name');
+          } else if (!seen.has(field)) {
+            seen.add(field);
+            parsed.push({ field, desc });
+          }
         }
+        for (const message of problems) errors.push({ parameter: name, message });
         order = parsed;
         continue;
       }
@@ -137,8 +145,6 @@ export function parseQuery(
     if ('message' in parsed) errors.push({ parameter: name, message: parsed.message });
     else filters.push({ field: fieldName, condition, value: parsed.value });
   }
-  if (errors.length) {
-    throw new SvcError('invalid-query', `Invalid query: ${errors.map((e) => `${'parameter' in e ? e.parameter : e.field} ${e.message}`).join('; ')}`, { errors });
-  }
+  if (errors.length) throw validationError('invalid-query', 'Invalid query', errors);
   return count === undefined ? { filters, order, start } : { filters, order, start, count };
 }

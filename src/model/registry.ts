@@ -27,7 +27,13 @@ export class ModelRegistry {
 
   #load(name: string): LoadResult | undefined {
     const file = join(this.dir, `${name}.json`);
-    const st = statSync(file, { throwIfNoEntry: false, bigint: false });
+    let st;
+    try {
+      st = statSync(file, { throwIfNoEntry: false, bigint: false });
+    } catch (e) {
+      // A name too long for a file name (a URL segment can be kilobytes) names no model.
+      if ((e as NodeJS.ErrnoException).code !== 'ENAMETOOLONG') throw e;
+    }
     if (!st?.isFile()) {
       this.#cache.delete(name);
       return undefined;

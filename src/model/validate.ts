@@ -1,6 +1,6 @@
 // Member validation for create and update: every offending field is named in one 400.
 
-import { SvcError, type FieldError } from '../errors.ts';
+import { SvcError, validationError, type FieldError } from '../errors.ts';
 import type { FieldDef, Member, MemberData, Model } from './types.ts';
 import { parseValue } from './values.ts';
 
@@ -79,6 +79,5 @@ export function validateUpdate(model: Model, values: Record<string, unknown>, te
 }
 
 function invalid(errors: FieldError[]): SvcError {
-  const names = errors.map((e) => ('field' in e ? e.field : e.parameter));
-  return new SvcError('invalid-member', `Invalid member: ${errors.map((e, i) => `${names[i]} ${e.message}`).join('; ')}`, { errors });
+  return validationError('invalid-member', 'Invalid member', errors);
 }

@@ -34,6 +34,12 @@ function firstValues(sp: URLSearchParams): Map<string, string> {
   return params;
 }
 
+function hostCount(req: IncomingMessage): number {
+  let n = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') n++;
+  return n;
+}
+
 function headerRecord(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
@@ -69,6 +75,8 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     if (r.kind === 'health') return sendJson(sink, 200, { status: 'ok' });
 
     // The Host header becomes part of absolute URLs (Location, Atom): only a plain host[:port] is trusted.
+    // Node keeps the first of several Host headers, a proxy may use the last: more than one is 400 (RFC 9112 §3.2).
+    if (hostCount(req) > 1) throw new SvcError('invalid-header', 'The request has more than one Host header: send exactly one.');
     const host = req.headers.host ?? 'localhost';
     if (!HOST.test(host)) throw new SvcError('invalid-header', 'The Host header must be a host name or address with an optional port.');
     const app = await opts.resolveApp(host);
