@@ -44,6 +44,11 @@ const TypeErrorCtor = TypeError;
 const MAX_DEPTH = 100; // levels of nesting a stored value may have
 const MAX_KEY_LENGTH = 1024; // characters of a context key
 const MAX_LOG_LENGTH = 8192; // characters of one console line
+// Console output of one request (bridge.ts enforces the same numbers and logs one line when a
+// request passes them): without a cap, one request could write ~100 MB of log in its CPU budget.
+// Past the cap the prelude stops calling the host, so dropped lines cost no round trips either.
+const MAX_LOG_LINES = 1000; // lines per request
+const MAX_LOG_CHARS = 1024 * 1024; // characters per request
 const MAX_MESSAGE_LENGTH = 2000; // characters of an error message sent to the host
 const MAX_STACK_LENGTH = 8000; // characters of an error stack sent to the host
 
@@ -209,6 +214,8 @@ function newRequest(data, token) {
     ended: false,
     unwaited: 0,
     oneWayCalls: 0,
+    logLines: 0,
+    logChars: 0,
     answered: false,
     notAllowed: undefined,
   };
@@ -217,6 +224,9 @@ function newRequest(data, token) {
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const VIEWS = { json: 'JSON', error: 'error' };
+// Framing and hop-by-hop headers belong to the server (see SERVER_HEADERS in bridge.ts: a
+// handler's content-length would let its output smuggle a second response onto the connection).
+const SERVER_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 
 function checkKey(key, fn) {
   if (typeof key !== 'string') throw new TypeErrorCtor(`${fn}: the key must be a string, not ${describeType(key)}`);
@@ -311,6 +321,7 @@ function zput(key, value) {
   if (key.startsWith('/request/headers/out/')) {
     const name = key.slice(21).toLowerCase();
     if (!HEADER_NAME.test(name)) throw new TypeErrorCtor(`${what}: "${name}" is not a valid header name`);
+    if (SERVER_HEADERS.has(name)) throw new TypeErrorCtor(`${what}: the server sets ${name}; a handler cannot`);
     const text = scalarText(value, what);
     if (!HEADER_VALUE.test(text)) throw new TypeErrorCtor(`${what}: a header value cannot contain control characters such as CR or LF`);
     r.headersOut.set(name, text);
@@ -338,7 +349,9 @@ function zdelete(key) {
     r.params.delete(key.slice(16));
     r.paramsDirty = true;
   } else if (key.startsWith('/request/headers/out/')) {
-    r.headersOut.delete(key.slice(21).toLowerCase());
+    const name = key.slice(21).toLowerCase();
+    if (SERVER_HEADERS.has(name)) throw new TypeErrorCtor(`zdelete(${jsonStringify(key)}): the server sets ${name}; a handler cannot`);
+    r.headersOut.delete(name);
   } else if (!key.startsWith('/request/') && !key.startsWith('/event/')) {
     r.custom.delete(key);
   }
@@ -485,9 +498,14 @@ function formatLogArg(value) {
 function logger(level) {
   return function (...args) {
     if (current === null) return;
+    const r = current;
+    // The call that passes the cap still goes to the host, which notes once that output was dropped.
+    if (r.logLines > MAX_LOG_LINES || r.logChars > MAX_LOG_CHARS) return;
     let line = '';
     for (let i = 0; i < args.length; i++) line += (i ? ' ' : '') + formatLogArg(args[i]);
     if (line.length > MAX_LOG_LENGTH) line = `${line.slice(0, MAX_LOG_LENGTH)}…`;
+    r.logLines += 1;
+    r.logChars += line.length;
     host('log', { level }, line);
   };
 }

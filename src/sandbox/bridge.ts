@@ -25,12 +25,26 @@ const PRELUDE = readFileSync(new URL('../../runtime/prelude.js', import.meta.url
 const MAX_PAYLOAD_CHARS = 4 * 1024 * 1024;
 /** The most levels of nesting accepted in guest JSON. */
 const MAX_DEPTH = 128;
+/**
+ * Console output one request may log (the prelude stops at the same numbers): more is dropped,
+ * with one line saying so, so that a request cannot flood the log (and the disk under it).
+ */
+const MAX_LOG_LINES = 1000;
+const MAX_LOG_CHARS = 1024 * 1024;
 /** The most response headers a handler may set. */
 const MAX_HEADERS = 200;
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const JSON_TYPE = 'application/json; charset=utf-8';
+/**
+ * Headers that frame the message or manage the connection: the server owns them. A handler's
+ * `content-length` would let it write past the declared length, and the excess would be read by
+ * the client (or a proxy sharing the connection) as the response to its next request (response
+ * splitting); `transfer-encoding`, `connection` and the other hop-by-hop headers are as bad. The
+ * prelude refuses them; the host ignores them from the guest and keeps its own.
+ */
+export const SERVER_HEADERS: ReadonlySet<string> = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 
 /** Status and headers the guest wants committed with the first output. */
 export interface Head {
@@ -64,6 +78,9 @@ export interface Call {
   /** Milliseconds spent in host calls, and the start of the one under way (wall-limit accounting). */
   hostMs: number;
   hostSince?: number;
+  /** Console lines and characters this request logged (see MAX_LOG_LINES). */
+  logLines?: number;
+  logChars?: number;
   /** The limit this request broke, when the watchdog disposed its isolate for it. */
   breach?: 'cpu' | 'wall' | 'request';
 }
@@ -190,8 +207,8 @@ export function applyHead(ex: Exchange, head: Head | undefined): void {
   const res = ex.res;
   if (!head || res.committed) return;
   if (head.status !== undefined) res.setStatus(head.status);
-  const want = new Map(head.headers);
-  for (const name of [...res.headers.keys()]) if (!want.has(name)) res.deleteHeader(name);
+  const want = new Map(head.headers.filter(([name]) => !SERVER_HEADERS.has(name)));
+  for (const name of [...res.headers.keys()]) if (!want.has(name) && !SERVER_HEADERS.has(name)) res.deleteHeader(name);
   for (const [name, value] of want) res.setHeader(name, value);
 }
 
@@ -354,6 +371,17 @@ const OPS: Readonly<Record<string, Op>> = {
 
   log(call, payload, text) {
     if (!isRecord(payload) || (payload.level !== 'log' && payload.level !== 'warn' && payload.level !== 'error')) throw malformed('log');
+    const lines = (call.logLines ?? 0) + 1;
+    const chars = (call.logChars ?? 0) + text.length;
+    call.logLines = lines;
+    call.logChars = chars;
+    if (lines > MAX_LOG_LINES || chars > MAX_LOG_CHARS) {
+      // Said once: the call that passes the cap; the prelude sends no more after it.
+      if (lines - 1 <= MAX_LOG_LINES && chars - text.length <= MAX_LOG_CHARS) {
+        call.limits.log(`svc: [${call.tag}] console output over ${MAX_LOG_LINES} lines or ${MAX_LOG_CHARS} characters: the rest of this request's is dropped`);
+      }
+      return null;
+    }
     // Escape control characters, so that a handler cannot forge log lines.
     const line = text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => JSON.stringify(c).slice(1, -1));
     call.limits.log(`svc: [${call.tag}] ${payload.level}: ${line}`);

@@ -125,7 +125,18 @@ export class Compiler {
       name: 'svc-app-only',
       setup(build) {
         build.onResolve({ filter: /.*/ }, (args) => {
-          if (args.kind === 'entry-point') return { path: rel, namespace: NAMESPACE };
+          if (args.kind === 'entry-point') {
+            // The handler file itself may be a symlink too: like an import, it must stay inside the
+            // app, or a tenant could run (or read, through compile errors) any file of the host.
+            let real: string;
+            try {
+              real = realpathSync(file);
+            } catch {
+              return { errors: [{ text: `Cannot read the handler ${rel}` }] };
+            }
+            if (!real.startsWith(realAppDir + sep)) return { errors: [{ text: `The handler ${rel} is outside the app directory (a symlink?)` }] };
+            return { path: rel, namespace: NAMESPACE };
+          }
           if (!/^\.\.?\//.test(args.path)) {
             return { errors: [{ text: `Cannot import "${args.path}": a handler may import only relative files of its app (no packages, no Node built-ins)` }] };
           }

@@ -42,6 +42,17 @@ export async function serveInSlot(slot: Slot, artifact: Compiled, ex: Exchange, 
     call.closed = true;
     // Results reach the host in order, so a request that ran has said so before its failure arrives.
     if (!call.started && slot.disposed) throw new NotStarted();
+    if (!slot.disposed && call.breach === undefined) {
+      // The isolate is intact and no limit was broken: this is an error of code in the isolate,
+      // which isolated-vm reports at the end of the task, typically a promise rejection the
+      // handler left unhandled (`Promise.reject(x)` without a catch). It is the handler's error
+      // (500), not a sandbox fault: replacing the isolate for it would let any request make the
+      // host build a new isolate (~10 times the host CPU of a request) for free.
+      const message = String((err as Error)?.message ?? err).slice(0, 2000);
+      const stack = typeof (err as Error)?.stack === 'string' ? (err as Error).stack : undefined;
+      finish(ex, { error: { name: 'Error', message: `unhandled promise rejection: ${message}`, ...(stack ? { stack } : {}) } }, artifact, limits, tag);
+      return;
+    }
     const res = ex.res;
     if (res.ended) return; // the response was complete before the fault; the isolate is replaced all the same
     if (res.committed) {
