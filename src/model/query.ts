@@ -24,6 +24,9 @@ export const CONDITIONS_BY_TYPE: Readonly<Record<FieldType, readonly Condition[]
   'date-time': [...ANY, ...ORDER_CONDITIONS, ...DATE_PARTS],
 };
 
+/** Values one `in` filter may list. */
+export const MAX_IN_VALUES = 1000;
+
 const PART_RANGE: Record<string, [number, number]> = { year: [0, 9999], month: [1, 12], day: [1, 31] };
 const NON_NEGATIVE = /^\d{1,15}$/;
 
@@ -49,8 +52,11 @@ function parseFilterValue(field: FieldDef, condition: Condition, raw: string): {
       return { value: +raw };
     }
     case 'in': {
+      const parts = raw.split(',');
+      // A URL cannot hold more, but a handler's query can; SQLite binds at most 32,766 values.
+      if (parts.length > MAX_IN_VALUES) return { message: `takes at most ${MAX_IN_VALUES} values, not ${parts.length}` };
       const values: Value[] = [];
-      for (const part of raw.split(',')) {
+      for (const part of parts) {
         const p = one(part);
         if (!p.ok) return { message: `value "${part}" ${p.message}` };
         values.push(p.value);

@@ -73,6 +73,8 @@ export function parseValue(field: FieldDef, raw: unknown, text: boolean): Parsed
     case 'string':
     case 'text': {
       if (typeof raw !== 'string') return fail('must be a string');
+      // A lone surrogate has no UTF-8 form: the store would keep U+FFFD instead of what was sent.
+      if (!raw.isWellFormed()) return fail('must be well-formed Unicode (it holds a lone surrogate)');
       if (field.maxLength !== undefined && charLength(raw) > field.maxLength) {
         return fail(`must be at most ${field.maxLength} characters long`);
       }

@@ -17,16 +17,21 @@ export class ResponseSink {
   /** Bytes of body written so far. */
   written = 0;
 
-  constructor(res: ServerResponse, head: boolean) {
+  /** How long a write may wait for the client to read, in milliseconds; then the connection is cut. */
+  #stallMs: number;
+
+  constructor(res: ServerResponse, head: boolean, stallMs = 30_000) {
     this.#res = res;
     this.#head = head;
+    this.#stallMs = stallMs;
   }
 
   get committed(): boolean {
     return this.#committed;
   }
+  /** True once the response is complete, or the connection is gone. */
   get ended(): boolean {
-    return this.#ended;
+    return this.#ended || this.#res.destroyed;
   }
 
   setStatus(status: number): void {
@@ -62,7 +67,11 @@ export class ResponseSink {
     if (res.destroyed) return;
     if (!res.write(bytes)) {
       await new Promise<void>((resolve) => {
+        // A client that stops reading must not hold the response (and, for a streamed list, its
+        // database statement and read snapshot) forever.
+        const stalled = setTimeout(() => res.destroy(), this.#stallMs);
         const done = () => {
+          clearTimeout(stalled);
           res.off('drain', done);
           res.off('close', done);
           resolve();

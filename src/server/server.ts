@@ -139,7 +139,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     },
     (req, res) => {
       inFlight++;
-      const sink = new ResponseSink(res, req.method === 'HEAD');
+      const sink = new ResponseSink(res, req.method === 'HEAD', limits.requestTimeoutMs);
       if (closing) sink.setHeader('connection', 'close');
       handle(req, res, sink)
         .catch((err: unknown) => {
@@ -147,6 +147,9 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
             // After a 413 the rest of the body is not read: the connection cannot be reused.
             if (err.code === 'body-too-large') sink.setHeader('connection', 'close');
             sink.sendError(err);
+          } else if (req.destroyed && !req.complete) {
+            // The client went away while sending: nothing to answer and nothing to log.
+            sink.abort();
           } else {
             log(`svc: internal error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
             sink.sendError(new SvcError('internal-error', dev ? String((err as Error)?.message ?? err) : 'The server failed to answer this request.'));

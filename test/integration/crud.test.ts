@@ -72,6 +72,12 @@ t.test('validation names every offending field', async (t) => {
   t.notOk((await count.json() as any).some((m: { age?: number }) => m.age === 3), 'nothing stored');
 });
 
+t.test('strings with a lone surrogate are refused, not silently changed', async (t) => {
+  const res = await send(url, 'POST', '{"name":"a\\ud800b"}');
+  t.equal(res.status, 400);
+  t.match((await res.json() as any).errors, [{ field: 'name', message: /lone surrogate/ }]);
+});
+
 t.test('max_length counts characters, not bytes', async (t) => {
   const res = await send(url, 'POST', { name: 'éééééééééé' });
   t.equal(res.status, 201);

@@ -56,6 +56,11 @@ t.test('paging and ordering', async (t) => {
   t.same(parseQuery(model, [['thingsId', '3']], [], new Set(['thingsId'])).filters, [], 'ignored parameters are skipped');
 });
 
+t.test('an in list holds at most 1000 values', async (t) => {
+  t.equal((q(`i__in=${Array.from({ length: 1000 }, (_, n) => n).join(',')}`).filters[0]!.value as unknown[]).length, 1000);
+  t.throws(() => q(`i__in=${Array.from({ length: 1001 }, (_, n) => n).join(',')}`), { code: 'invalid-query', errors: [{ parameter: 'i__in', message: 'takes at most 1000 values, not 1001' }] });
+});
+
 t.test('errors name every bad parameter', async (t) => {
   t.throws(() => q('zz=1&i__gt=x&start=-2&order_by=-nope&d__month=0'), {
     code: 'invalid-query',

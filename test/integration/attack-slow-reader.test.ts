@@ -1,0 +1,47 @@
+// A client that stops reading a streamed list: the connection is closed after the request timeout,
+// so the list's database statement (and its read snapshot) is not held forever.
+
+import t from 'tap';
+import { connect } from 'node:net';
+import { makeApp, startServer } from '../helpers/server.ts';
+
+const app = makeApp({
+  models: { notes: { fields: { text: { type: 'text' } } } },
+  resources: { 'notes.ts': 'svc.delegate();\n' },
+});
+const server = await startServer({ appDir: app.dir, limits: { requestTimeoutMs: 400 } });
+t.teardown(async () => {
+  await server.close();
+  app.cleanup();
+});
+
+t.test('a stalled reader is disconnected and the server keeps serving', async (t) => {
+  const a = (await server.apps.resolve('localhost'))!;
+  const model = a.models.get('notes')!;
+  await a.store.ensure(model);
+  const text = 'x'.repeat(2000);
+  await Promise.all(Array.from({ length: 4000 }, (_, i) => a.store.insert(model, { text }, new Date(Date.UTC(2024, 0, 1) + i).toISOString())));
+
+  // The client reads nothing for two seconds (five request timeouts), then drains what reached it.
+  const { received, complete } = await new Promise<{ received: number; complete: boolean }>((resolve, reject) => {
+    let received = 0;
+    let text = '';
+    const socket = connect(server.port, '127.0.0.1', () => {
+      socket.write('GET /resources/notes HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      socket.pause();
+      setTimeout(() => socket.resume(), 2000);
+    });
+    socket.on('data', (d) => {
+      received += d.length;
+      text = (text + d.toString('latin1')).slice(-16);
+    });
+    // A complete chunked response ends with the last chunk; a cut one does not.
+    socket.on('close', () => resolve({ received, complete: text.endsWith('0\r\n\r\n') }));
+    socket.on('error', () => {});
+    setTimeout(() => reject(new Error('the stalled connection stayed open')), 8000).unref();
+  });
+  t.notOk(complete, `the response was cut (${received} bytes of about 8 MB arrived)`);
+  const res = await fetch(server.at('/resources/notes?count=1'));
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('x-total-count'), '4000');
+});
