@@ -78,6 +78,8 @@ export interface Call {
   /** Milliseconds spent in host calls, and the start of the one under way (wall-limit accounting). */
   hostMs: number;
   hostSince?: number;
+  /** Milliseconds this request's model-API calls kept the store busy (see Limits.modelLimitMs). */
+  modelMs?: number;
   /** Console lines and characters this request logged (see MAX_LOG_LINES). */
   logLines?: number;
   logChars?: number;
@@ -327,6 +329,11 @@ const OPS: Readonly<Record<string, Op>> = {
     const { collection: name, method, args } = payload as { collection: string; method: string; args: unknown[] };
     const fn = `svc.collection(${JSON.stringify(name)})${method === 'open' ? '' : `.${method}()`}`;
     const app = call.ex.app;
+    // Store work runs on the server's event loop, not in the isolate: it has a budget of its own.
+    if ((call.modelMs ?? 0) >= call.limits.modelLimitMs) {
+      throw new GuestError(`${fn}: this request used its ${call.limits.modelLimitMs} ms of model-API time; do less store work per request`);
+    }
+    const started = performance.now();
     try {
       const model = app.models.get(name);
       if (!model) throw new GuestError(`${fn}: this app declares no model "${name}"`);
@@ -366,6 +373,8 @@ const OPS: Readonly<Record<string, Op>> = {
       if (err instanceof SvcError) throw new GuestError(`${fn}: ${err.message}`);
       call.limits.log(`svc: [${call.tag}] ${fn} failed: ${(err as Error)?.stack ?? String(err)}`);
       throw new GuestError(`${fn}: the store failed`);
+    } finally {
+      call.modelMs = (call.modelMs ?? 0) + (performance.now() - started);
     }
   },
 

@@ -14,6 +14,13 @@ export interface SandboxOptions {
    * that keeps the host busy with runtime calls (which are not its CPU time). Default 30 000; over it: 503.
    */
   requestLimitMs?: number;
+  /**
+   * Server time a request's model-API calls (`svc.collection(…)`) may use, in milliseconds. The
+   * store runs on the server's event loop, outside the isolate's CPU limit, so this bounds the
+   * work a handler can make the server do for it. Default 1000; over it, every further model-API
+   * call of the request throws an Error.
+   */
+  modelLimitMs?: number;
   /** Heap of one isolate, in MiB (isolated-vm `memoryLimit`; minimum 8). Default 64; over it: 503, isolate replaced. */
   memoryLimitMiB?: number;
   /** Body bytes one handler response may write (echo, write, render). Default 16 MiB; over it: 503, or the connection is cut. */
@@ -45,6 +52,7 @@ export type Limits = Required<Omit<SandboxOptions, 'log' | 'onCatastrophicError'
 
 export const DEFAULT_CPU_LIMIT_MS = 100;
 export const DEFAULT_MEMORY_LIMIT_MIB = 64;
+export const DEFAULT_MODEL_LIMIT_MS = 1000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_ISOLATES = 4;
 export const DEFAULT_IDLE_MS = 30_000;
@@ -57,6 +65,7 @@ export function resolveOptions(opts: SandboxOptions): Limits {
     wallLimitMs: opts.wallLimitMs ?? Math.max(1000, 10 * cpuLimitMs),
     requestLimitMs: opts.requestLimitMs ?? DEFAULT_REQUEST_LIMIT_MS,
     memoryLimitMiB: Math.max(8, opts.memoryLimitMiB ?? DEFAULT_MEMORY_LIMIT_MIB),
+    modelLimitMs: opts.modelLimitMs ?? DEFAULT_MODEL_LIMIT_MS,
     maxOutputBytes: opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     maxIsolates: Math.max(1, opts.maxIsolates ?? DEFAULT_MAX_ISOLATES),
     idleMs: opts.idleMs ?? DEFAULT_IDLE_MS,

@@ -1,0 +1,40 @@
+// Attack: a handler loops on model-API calls, whose store work runs on the server's event loop
+// outside the isolate's CPU limit. Each request's model-API time is bounded.
+
+import t from 'tap';
+import { body, sandboxServer } from './harness.ts';
+
+const loop = `export function onList() {
+  const people = svc.collection('people');
+  let calls = 0;
+  try {
+    for (;;) { people.list({ name__icontains: 'zz', count: 1000 }); calls++; }
+  } catch (e) {
+    zput('/request/json/output', { calls, message: String(e.message) });
+    render();
+  }
+}
+`;
+
+t.test('model-API calls stop once a request used its store time', async (t) => {
+  const s = await sandboxServer(
+    { models: { people: { fields: { name: { type: 'string', max_length: 500 } } } }, resources: { 'people.ts': loop } },
+    { sandbox: { modelLimitMs: 50, cpuLimitMs: 5000 } },
+  );
+  t.teardown(() => s.close());
+  const a = (await s.server.apps.resolve('localhost'))!;
+  const model = a.models.get('people')!;
+  await a.store.ensure(model);
+  await Promise.all(Array.from({ length: 2000 }, (_, i) => a.store.insert(model, { name: `person ${i} `.padEnd(400, 'x') }, new Date(Date.UTC(2024, 0, 1) + i).toISOString())));
+
+  const started = Date.now();
+  const res = await fetch(s.at('/resources/people'));
+  const elapsed = Date.now() - started;
+  t.equal(res.status, 200);
+  const out = await body(res);
+  t.match(out.message, /used its 50 ms of model-API time/);
+  t.ok(out.calls >= 1, `${out.calls} calls ran before the budget was used`);
+  t.ok(elapsed < 2000, `answered in ${elapsed} ms`);
+  // A fresh request has a fresh budget.
+  t.equal((await fetch(s.at('/resources/people'))).status, 200);
+});
