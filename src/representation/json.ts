@@ -57,7 +57,9 @@ export const json: Representation = {
     return JSON.stringify(member);
   },
 
-  parseMember(body): ParsedBody {
+  parseMember(text): ParsedBody {
+    // A byte order mark may precede JSON text; parsers may ignore it (RFC 8259 §8.1).
+    const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     if (body.trim() === '') throw new SvcError('invalid-json', 'The body is empty: send a JSON object of member fields.');
     if (nestedDeeperThan(body, MAX_JSON_DEPTH)) {
       throw new SvcError('invalid-json', `The body is nested deeper than ${MAX_JSON_DEPTH} levels: send a JSON object of member fields.`);

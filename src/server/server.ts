@@ -144,8 +144,9 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       handle(req, res, sink)
         .catch((err: unknown) => {
           if (err instanceof SvcError) {
-            // After a 413 the rest of the body is not read: the connection cannot be reused.
-            if (err.code === 'body-too-large') sink.setHeader('connection', 'close');
+            // An error answered before the body was read (a 404, a 413, …): rather than read and
+            // discard a body of any size, close the connection after the answer.
+            if (!req.complete) sink.setHeader('connection', 'close');
             sink.sendError(err);
           } else if (req.destroyed && !req.complete) {
             // The client went away while sending: nothing to answer and nothing to log.

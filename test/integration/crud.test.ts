@@ -78,6 +78,11 @@ t.test('strings with a lone surrogate are refused, not silently changed', async 
   t.match((await res.json() as any).errors, [{ field: 'name', message: /lone surrogate/ }]);
 });
 
+t.test('a byte order mark before JSON is ignored', async (t) => {
+  const res = await send(url, 'POST', '\ufeff{"name":"Bom"}');
+  t.equal(res.status, 201);
+});
+
 t.test('max_length counts characters, not bytes', async (t) => {
   const res = await send(url, 'POST', { name: 'éééééééééé' });
   t.equal(res.status, 201);
