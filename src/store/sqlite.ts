@@ -116,8 +116,16 @@ interface Collection {
 /** A conditional write's SQL: the check and the write are one statement, so nothing changes in between. */
 const IF_UPDATED = ' AND "updated" = ?';
 
+/** Model objects are immutable (a changed file makes a new one), so a signature is computed once. */
+const signatures = new WeakMap<Model, string>();
+
 function signature(model: Model): string {
-  return model.declared.map((f) => `${f.name}:${f.type}`).join(',');
+  let sig = signatures.get(model);
+  if (sig === undefined) {
+    sig = model.declared.map((f) => `${f.name}:${f.type}`).join(',');
+    signatures.set(model, sig);
+  }
+  return sig;
 }
 
 /** A stored value in its canonical form for a field of `type`. */
