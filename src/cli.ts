@@ -9,11 +9,11 @@ import { openStore } from './store/open.ts';
 import { App } from './tenancy/app.ts';
 
 const USAGE = `usage:
-  svc serve [--app DIR] [--tenants DIR] [--port N] [--host ADDR] [--store URI] [--dev] [limits]
+  svc serve [--app DIR] [--tenants DIR] [--port N] [--host ADDR] [--store URI] [--public-url URL] [--dev] [limits]
   svc check [--app DIR]
 
 limits: --max-body BYTES --max-url BYTES --request-timeout MS --cpu-limit MS --memory-limit MIB --max-output BYTES
-environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_DEV SVC_MAX_BODY SVC_MAX_URL
+environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_MAX_BODY SVC_MAX_URL
              SVC_REQUEST_TIMEOUT SVC_CPU_LIMIT SVC_MEMORY_LIMIT SVC_MAX_OUTPUT`;
 
 /** Flag → environment variable → config key, as data. */
@@ -23,6 +23,7 @@ const OPTIONS = {
   port: { env: 'PORT' },
   host: { env: 'HOST' },
   store: { env: 'SVC_STORE' },
+  'public-url': { env: 'SVC_PUBLIC_URL' },
   'max-body': { env: 'SVC_MAX_BODY', limit: 'maxBodyBytes' },
   'max-url': { env: 'SVC_MAX_URL', limit: 'maxUrlBytes' },
   'request-timeout': { env: 'SVC_REQUEST_TIMEOUT', limit: 'requestTimeoutMs' },
@@ -59,6 +60,10 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
   }
   const port = get('port');
   const tenants = get('tenants');
+  const publicUrl = get('public-url');
+  if (publicUrl !== undefined && !/^https?:\/\/(?:[A-Za-z0-9_.{}-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(publicUrl)) {
+    throw new UsageError(`--public-url must be an origin such as https://api.example.com or https://{tenant}.example.com (no path), not "${publicUrl}"`);
+  }
   const config: Config = {
     app: get('app') ?? DEFAULT_CONFIG.app,
     ...(tenants !== undefined ? { tenants } : {}),
@@ -66,6 +71,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
     host: get('host') ?? DEFAULT_CONFIG.host,
     store: get('store') ?? DEFAULT_CONFIG.store,
     dev: values.dev === true || env.SVC_DEV === '1' || env.SVC_DEV === 'true',
+    ...(publicUrl !== undefined ? { publicUrl } : {}),
     limits,
   };
   if (config.port > 65535) throw new UsageError(`--port must be at most 65535`);

@@ -37,6 +37,11 @@ export interface Config {
   store: string;
   /** Development mode: problems carry handler messages, files and lines. Default off. */
   dev: boolean;
+  /**
+   * Origin of absolute URLs (Location, Link, Atom), e.g. `https://api.example.com`; `{tenant}`
+   * stands for the tenant's name. Unset: `http://` and the request's Host.
+   */
+  publicUrl?: string;
   limits: Limits;
 }
 

@@ -22,7 +22,12 @@ export const defaultRuntime: RuntimeFactory = sandboxRuntime;
 export async function start(config: Config, runtime: RuntimeFactory = defaultRuntime): Promise<Running> {
   const apps = new Apps(config, runtime);
   await apps.start();
-  const svc = createSvcServer({ resolveApp: (host) => apps.resolve(host), limits: config.limits, dev: config.dev });
+  const svc = createSvcServer({
+    resolveApp: (host) => apps.resolve(host),
+    limits: config.limits,
+    dev: config.dev,
+    ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
+  });
   await new Promise<void>((resolve, reject) => {
     svc.server.once('error', reject);
     svc.server.listen(config.port, config.host, () => resolve());

@@ -17,6 +17,8 @@ export interface ServerOptions {
   resolveApp(host: string): Promise<App | undefined> | App | undefined;
   limits: Limits;
   dev: boolean;
+  /** Origin of absolute URLs, `{tenant}` standing for the app's name; unset: `http://<Host>`. */
+  publicUrl?: string;
   log?: (line: string) => void;
 }
 
@@ -117,7 +119,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       target: { collection: r.collection, event: r.event, ...(r.id !== undefined ? { id: r.id } : {}), ...(r.pathInfo !== undefined ? { pathInfo: r.pathInfo } : {}) },
       method,
       path: pathname,
-      origin: `http://${host}`,
+      origin: opts.publicUrl === undefined ? `http://${host}` : opts.publicUrl.replaceAll('{tenant}', app.name),
       params,
       headers: headerRecord(req),
       rawBody,

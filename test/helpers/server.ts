@@ -16,6 +16,7 @@ export interface StartOptions {
   tenantsDir?: string;
   store?: string;
   dev?: boolean;
+  publicUrl?: string;
   limits?: Partial<Limits>;
   runtime?: RuntimeFactory;
 }
@@ -33,6 +34,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     host: '127.0.0.1',
     store: opts.store ?? 'sqlite::memory:',
     dev: opts.dev ?? false,
+    ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
   };
   const running = await start(config, opts.runtime);

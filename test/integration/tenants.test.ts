@@ -54,6 +54,21 @@ t.test('an unknown tenant is 404', async (t) => {
   t.equal((await call(server.port, 'initech.example.com', 'GET', '/healthz')).status, 200, 'health does not depend on the tenant');
 });
 
+t.test('--public-url with {tenant} names each tenant in its URLs', async (t) => {
+  const pub = await startServer({ tenantsDir: tenants, store: 'sqlite::memory:', publicUrl: 'https://{tenant}.api.example.com' });
+  t.teardown(() => pub.close());
+  const { request } = await import('node:http');
+  const location = await new Promise<string | undefined>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: pub.port, method: 'POST', path: '/resources/notes', headers: { host: 'globex.localhost', 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      resolve(res.headers.location);
+    });
+    req.on('error', reject);
+    req.end('{"text":"p"}');
+  });
+  t.equal(location, 'https://globex.api.example.com/resources/notes/1');
+});
+
 t.test('tenants are added and removed without a restart', async (t) => {
   cpSync(template.dir, join(tenants, 'initech'), { recursive: true });
   t.equal((await call(server.port, 'initech.example.com', 'GET', '/resources/notes')).status, 200);
