@@ -286,29 +286,8 @@ t.test('large collections', async (t) => {
     t.equal(n, N);
     t.ok(first * 20 < all, `the first member came after ${first.toFixed(2)} ms of ${all.toFixed(0)} ms`);
   });
-
-  t.test('a first page costs about the same on 100,000 members as on 1,000', async (t) => {
-    const pages: [string, Partial<Query>][] = [
-      ['default order', { count: 20 }],
-      ['by a string field', { order: order('s'), count: 20 }],
-      ['by an integer field, descending', { order: order('-n'), count: 20 }],
-      ['by updated, descending', { order: order('-updated'), count: 20 }],
-      ['startswith', { filters: [filter('s', 'startswith', 's99')], order: order('s'), count: 20 }],
-    ];
-    const time = async (model: Model, q: Partial<Query>) => {
-      const runs = 50;
-      const start = process.hrtime.bigint();
-      for (let i = 0; i < runs; i++) await collect(store.list(model, query(q)));
-      return Number(process.hrtime.bigint() - start) / runs / 1e6;
-    };
-    for (const [name, q] of pages) {
-      await time(big, q);
-      const smallMs = await time(small, q);
-      const bigMs = await time(big, q);
-      // A sort of 100,000 rows would be about 100 times slower; allow for noise.
-      t.ok(bigMs < Math.max(smallMs * 10, 1), `${name}: ${bigMs.toFixed(3)} ms vs ${smallMs.toFixed(3)} ms`);
-    }
-  });
+  // Whether a first page costs the same on 100,000 members as on 1,000 is a benchmark's question
+  // (`npm run bench`, groups scale-*), not a timed test's; the query plans are checked below.
 });
 
 t.test('indexes serve a first page in any field order', async (t) => {
