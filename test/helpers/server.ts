@@ -74,3 +74,21 @@ export async function send(url: string, method: string, body?: unknown, headers:
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
+
+/**
+ * A server for a one-collection app (`notes`, one field `text` of `type`, served by
+ * `svc.delegate()`), stopped and removed when the test `t` ends.
+ */
+export async function notesServer(
+  t: { teardown(fn: () => unknown): void },
+  type: 'string' | 'text' = 'text',
+  opts: Omit<StartOptions, 'appDir'> = {},
+): Promise<TestServer> {
+  const app = makeApp({ models: { notes: { fields: { text: { type } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } });
+  const server = await startServer({ ...opts, appDir: app.dir });
+  t.teardown(async () => {
+    await server.close();
+    app.cleanup();
+  });
+  return server;
+}

@@ -3,20 +3,14 @@
 import t from 'tap';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { makeApp, startServer } from '../helpers/server.ts';
+import { notesServer } from '../helpers/server.ts';
 
-const app = makeApp({
-  models: { notes: { fields: { text: { type: 'text' } } } },
-  resources: { 'notes.ts': 'svc.delegate();\n' },
-});
-const server = await startServer({ appDir: app.dir });
+const server = await notesServer(t);
 const logged: string[] = [];
 const original = console.error;
 console.error = (...args: unknown[]) => void logged.push(args.map(String).join(' '));
-t.teardown(async () => {
+t.teardown(() => {
   console.error = original;
-  await server.close();
-  app.cleanup();
 });
 
 t.test('aborted uploads leave no internal-error line and store nothing', async (t) => {

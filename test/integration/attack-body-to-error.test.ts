@@ -3,14 +3,9 @@
 
 import t from 'tap';
 import { connect } from 'node:net';
-import { makeApp, startServer } from '../helpers/server.ts';
+import { notesServer } from '../helpers/server.ts';
 
-const app = makeApp({ models: { notes: { fields: { text: { type: 'text' } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } });
-const server = await startServer({ appDir: app.dir });
-t.teardown(async () => {
-  await server.close();
-  app.cleanup();
-});
+const server = await notesServer(t);
 
 t.test('the connection closes after the 404', async (t) => {
   const { text, closed } = await new Promise<{ text: string; closed: boolean }>((resolve) => {

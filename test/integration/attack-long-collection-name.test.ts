@@ -3,17 +3,9 @@
 // "no such collection", not a 500.
 
 import t from 'tap';
-import { makeApp, send, startServer } from '../helpers/server.ts';
+import { notesServer, send } from '../helpers/server.ts';
 
-const app = makeApp({
-  models: { notes: { fields: { text: { type: 'string' } } } },
-  resources: { 'notes.ts': 'svc.delegate();\n' },
-});
-const server = await startServer({ appDir: app.dir });
-t.teardown(async () => {
-  await server.close();
-  app.cleanup();
-});
+const server = await notesServer(t, 'string');
 
 const long = 'a'.repeat(4000);
 

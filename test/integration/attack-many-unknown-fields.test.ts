@@ -3,17 +3,9 @@
 // response per request. A problem lists at most 100 offending fields and says how many more.
 
 import t, { type Test } from 'tap';
-import { makeApp, send, startServer } from '../helpers/server.ts';
+import { notesServer, send } from '../helpers/server.ts';
 
-const app = makeApp({
-  models: { notes: { fields: { text: { type: 'string' } } } },
-  resources: { 'notes.ts': 'svc.delegate();\n' },
-});
-const server = await startServer({ appDir: app.dir });
-t.teardown(async () => {
-  await server.close();
-  app.cleanup();
-});
+const server = await notesServer(t, 'string');
 
 const N = 80_000;
 const ATOM = 'http://www.w3.org/2005/Atom';

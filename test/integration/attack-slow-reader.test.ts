@@ -3,17 +3,9 @@
 
 import t from 'tap';
 import { connect } from 'node:net';
-import { makeApp, startServer } from '../helpers/server.ts';
+import { notesServer } from '../helpers/server.ts';
 
-const app = makeApp({
-  models: { notes: { fields: { text: { type: 'text' } } } },
-  resources: { 'notes.ts': 'svc.delegate();\n' },
-});
-const server = await startServer({ appDir: app.dir, limits: { requestTimeoutMs: 400 } });
-t.teardown(async () => {
-  await server.close();
-  app.cleanup();
-});
+const server = await notesServer(t, 'text', { limits: { requestTimeoutMs: 400 } });
 
 t.test('a stalled reader is disconnected and the server keeps serving', async (t) => {
   const a = (await server.apps.resolve('localhost'))!;

@@ -2,14 +2,9 @@
 
 import t from 'tap';
 import { request } from 'node:http';
-import { makeApp, send, startServer } from '../helpers/server.ts';
+import { notesServer, send } from '../helpers/server.ts';
 
-const app = makeApp({ models: { notes: { fields: { text: { type: 'string' } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } });
-const server = await startServer({ appDir: app.dir, publicUrl: 'https://api.example.com' });
-t.teardown(async () => {
-  await server.close();
-  app.cleanup();
-});
+const server = await notesServer(t, 'string', { publicUrl: 'https://api.example.com' });
 
 function post(host: string): Promise<{ status: number; location: string | undefined }> {
   return new Promise((resolve, reject) => {
