@@ -85,15 +85,15 @@ export class ResponseSink {
   /** Completes the response (committing it if nothing was written). */
   end(chunk?: string): void {
     if (this.#ended) return;
-    if (chunk !== undefined && !this.#committed && !this.headers.has('content-length') && !this.#head) {
-      // A whole body in one piece: send Content-Length rather than chunked encoding.
-      this.headers.set('content-length', String(Buffer.byteLength(chunk)));
-    } else if (chunk !== undefined && this.#head && !this.#committed) {
-      this.headers.set('content-length', String(Buffer.byteLength(chunk)));
+    const bytes = chunk === undefined ? 0 : Buffer.byteLength(chunk);
+    // A whole body in one piece: Content-Length rather than chunked encoding (for HEAD, the
+    // length GET would send).
+    if (chunk !== undefined && !this.#committed && (this.#head || !this.headers.has('content-length'))) {
+      this.headers.set('content-length', String(bytes));
     }
     this.commit();
     this.#ended = true;
-    if (chunk !== undefined) this.written += Buffer.byteLength(chunk);
+    this.written += bytes;
     if (chunk !== undefined && !this.#head && this.status !== 204 && this.status !== 304) this.#res.end(chunk);
     else this.#res.end();
   }
