@@ -6,53 +6,20 @@
 // the app's isolate. The report is the growth of the process's resident memory divided by the
 // number of apps, after garbage collection.
 
-import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HandlerRuntime } from '../src/handler/runtime.ts';
-import type { Model } from '../src/model/types.ts';
-import { json } from '../src/representation/json.ts';
-import type { Exchange } from '../src/server/exchange.ts';
-import { ResponseSink } from '../src/server/response.ts';
+import { resolveLimits } from '../src/exchange/limits.ts';
+import { Logger } from '../src/exchange/log.ts';
+import type { HandlerRuntime } from '../src/exchange/runtime.ts';
 import { createSandboxRuntime } from '../src/sandbox/runtime.ts';
-import type { App } from '../src/tenancy/app.ts';
+import { stubExchange } from '../test/helpers/stub-exchange.ts';
 
 const APPS = Number(process.argv[2] ?? 10);
 const HANDLERS = 10;
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
-class StubResponse extends EventEmitter {
-  statusCode = 200;
-  destroyed = false;
-  setHeader() {}
-  removeHeader() {}
-  write() {
-    return true;
-  }
-  end() {}
-  destroy() {}
-}
-
-function exchange(app: App, collection: string): Exchange {
-  return {
-    app,
-    target: { collection, event: 'list' },
-    model: { name: collection } as Model,
-    method: 'GET',
-    path: `/resources/${collection}`,
-    origin: 'http://localhost',
-    params: new Map(),
-    headers: {},
-    rawBody: Buffer.alloc(0),
-    body: undefined,
-    bodyIsText: false,
-    representation: json,
-    res: new ResponseSink(new StubResponse() as unknown as ServerResponse, false),
-    dev: false,
-  };
-}
+const scope = (name: string, dir: string) => ({ name, dir, limits: resolveLimits(), log: new Logger(() => {}) });
 
 const root = mkdtempSync(join(tmpdir(), 'svc-memory-'));
 const runtimes: HandlerRuntime[] = [];
@@ -61,8 +28,8 @@ try {
   const warm = join(root, 'warm');
   mkdirSync(join(warm, 'resources'), { recursive: true });
   writeFileSync(join(warm, 'resources', 'w.ts'), "export function onList() { echo('w'); }\n");
-  const warmRuntime = createSandboxRuntime({ name: 'warm', dir: warm } as App, { log: () => {} });
-  await warmRuntime.serve(exchange({ name: 'warm', dir: warm } as App, 'w'), join(warm, 'resources', 'w.ts'));
+  const warmRuntime = createSandboxRuntime(scope('warm', warm));
+  await warmRuntime.serve(stubExchange({ collection: 'w', handler: join(warm, 'resources', 'w.ts') }));
   await warmRuntime.close();
 
   gc();
@@ -72,8 +39,7 @@ try {
   for (let a = 0; a < APPS; a++) {
     const dir = join(root, `app${a}`);
     mkdirSync(join(dir, 'resources'), { recursive: true });
-    const app = { name: `app${a}`, dir } as App;
-    const runtime = createSandboxRuntime(app, { log: () => {} });
+    const runtime = createSandboxRuntime(scope(`app${a}`, dir));
     runtimes.push(runtime);
     for (let h = 0; h < HANDLERS; h++) {
       const file = join(dir, 'resources', `c${h}.ts`);
@@ -81,7 +47,7 @@ try {
         file,
         `// handler ${h} of app ${a}\nconst greet = (n: string) => 'hello ' + n;\nexport function onList() {\n  zput('/request/headers/out/x-h', '${h}');\n  echo(greet(String(zget('/request/method'))));\n}\nexport function onRetrieve() { svc.delegate(); }\n`,
       );
-      for (let i = 0; i < 5; i++) await runtime.serve(exchange(app, `c${h}`), file);
+      for (let i = 0; i < 5; i++) await runtime.serve(stubExchange({ collection: `c${h}`, handler: file }));
     }
   }
   gc();

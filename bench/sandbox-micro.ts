@@ -7,17 +7,13 @@
 // the run call, runtime calls, the outcome. Reports µs of process CPU per request (all threads)
 // and µs of isolate CPU per request (isolated-vm's cpuTime, summed over the pool).
 
-import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { json } from '../src/representation/json.ts';
-import type { Model } from '../src/model/types.ts';
-import type { Exchange } from '../src/server/exchange.ts';
-import { ResponseSink } from '../src/server/response.ts';
+import { resolveLimits } from '../src/exchange/limits.ts';
+import { Logger } from '../src/exchange/log.ts';
 import { createSandboxRuntime } from '../src/sandbox/runtime.ts';
-import type { App } from '../src/tenancy/app.ts';
+import { stubExchange } from '../test/helpers/stub-exchange.ts';
 
 const total = Number(process.argv[2] ?? 20000);
 const concurrency = Number(process.argv[3] ?? 4);
@@ -29,62 +25,25 @@ const HANDLERS: Record<string, string> = {
   keys: "export function onRetrieve() { zput('/request/headers/out/x-a', zget('/request/headers/in/accept') ?? 'none'); zput('/mine', { a: [1, 2, 3] }); zput('/request/status', 202); }\n",
 };
 
-class StubResponse extends EventEmitter {
-  statusCode = 200;
-  destroyed = false;
-  headers = new Map<string, string>();
-  setHeader(n: string, v: string) {
-    this.headers.set(n, v);
-  }
-  removeHeader(n: string) {
-    this.headers.delete(n);
-  }
-  write() {
-    return true;
-  }
-  end() {}
-  destroy() {
-    this.destroyed = true;
-  }
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'svc-micro-'));
 mkdirSync(join(dir, 'resources'));
 for (const [name, code] of Object.entries(HANDLERS)) writeFileSync(join(dir, 'resources', `${name}.ts`), code);
-const app = { name: 'micro', dir } as App;
-const runtime = createSandboxRuntime(app, { log: () => {}, maxIsolates: Number(process.env.MAX_ISOLATES ?? 4) });
+const limits = resolveLimits({ maxIsolates: Number(process.env.MAX_ISOLATES ?? 4) });
+const runtime = createSandboxRuntime({ name: 'micro', dir, limits, log: new Logger(() => {}) });
 
-function exchange(collection: string, i: number): Exchange {
-  const res = new ResponseSink(new StubResponse() as unknown as ServerResponse, false);
-  return {
-    app,
-    target: { collection, id: String(i), event: 'retrieve' },
-    model: { name: collection } as Model,
-    method: 'GET',
-    path: `/resources/${collection}/${i}`,
-    origin: 'http://localhost',
-    params: new Map([[`${collection}Id`, String(i)]]),
-    headers: { host: 'localhost', accept: '*/*' },
-    rawBody: Buffer.alloc(0),
-    body: undefined,
-    bodyIsText: false,
-    representation: json,
-    res,
-    dev: false,
-  };
-}
+const exchange = (collection: string, i: number) =>
+  stubExchange({ collection, id: String(i), handler: join(dir, 'resources', `${collection}.ts`), limits });
 
 try {
   for (const name of Object.keys(HANDLERS)) {
-    const file = join(dir, 'resources', `${name}.ts`);
-    for (let i = 0; i < 500; i++) await runtime.serve(exchange(name, i), file); // warm up
+    for (let i = 0; i < 500; i++) await runtime.serve(exchange(name, i)); // warm up
     let next = 0;
     const cpu0 = process.cpuUsage();
     const main0 = process.threadCpuUsage();
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
-        while (next < total) await runtime.serve(exchange(name, next++), file);
+        while (next < total) await runtime.serve(exchange(name, next++));
       }),
     );
     const ms = performance.now() - t0;

@@ -6,6 +6,6 @@ import { directRuntime } from '../src/handler/direct-runtime.ts';
 import { start } from '../src/main.ts';
 
 const { config } = parseConfig(process.argv.slice(2), process.env);
-const running = await start(config, () => directRuntime);
+const running = await start(config, { runtime: () => directRuntime });
 console.log(`svc listening on ${running.url} (direct runtime)`);
 process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));

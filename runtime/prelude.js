@@ -44,11 +44,11 @@ const TypeErrorCtor = TypeError;
 const MAX_DEPTH = 100; // levels of nesting a stored value may have
 const MAX_KEY_LENGTH = 1024; // characters of a context key
 const MAX_LOG_LENGTH = 8192; // characters of one console line
-// Console output of one request (bridge.ts enforces the same numbers and logs one line when a
+// Console output of one request (the host's numbers, src/sandbox/guest.ts: it logs one line when a
 // request passes them): without a cap, one request could write ~100 MB of log in its CPU budget.
 // Past the cap the prelude stops calling the host, so dropped lines cost no round trips either.
-const MAX_LOG_LINES = 1000; // lines per request
-const MAX_LOG_CHARS = 1024 * 1024; // characters per request
+const MAX_LOG_LINES = CONFIG.maxLogLines; // lines per request
+const MAX_LOG_CHARS = CONFIG.maxLogChars; // characters per request
 const MAX_MESSAGE_LENGTH = 2000; // characters of an error message sent to the host
 const MAX_STACK_LENGTH = 8000; // characters of an error stack sent to the host
 
@@ -221,12 +221,13 @@ function newRequest(data, token) {
   };
 }
 
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+// The host's header rules (src/sandbox/guest.ts), checked here too so that a handler's mistake throws where it is made.
+const HEADER_NAME = new RegExp(CONFIG.headerName);
+const HEADER_VALUE = new RegExp(CONFIG.headerValue);
 const VIEWS = { json: 'JSON', error: 'error' };
-// Framing and hop-by-hop headers belong to the server (see SERVER_HEADERS in bridge.ts: a
+// Framing and hop-by-hop headers belong to the server (SERVER_HEADERS in src/sandbox/guest.ts: a
 // handler's content-length would let its output smuggle a second response onto the connection).
-const SERVER_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+const SERVER_HEADERS = new Set(CONFIG.serverHeaders);
 
 function checkKey(key, fn) {
   if (typeof key !== 'string') throw new TypeErrorCtor(`${fn}: the key must be a string, not ${describeType(key)}`);

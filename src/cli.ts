@@ -1,10 +1,13 @@
-// The command line: `svc serve` and `svc check` (SPEC §2). Every flag has an environment variable.
+// The command line: `svc serve` and `svc check` (README "Configuration"). Every flag has an environment variable.
 
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_CONFIG, DEFAULT_LIMITS, type Config, type Limits } from './config.ts';
-import { defaultRuntime, start } from './main.ts';
+import { DEFAULT_CONFIG, type Config } from './config.ts';
+import { resolveLimits, type Limits } from './exchange/limits.ts';
+import { Logger } from './exchange/log.ts';
+import { start } from './main.ts';
+import { sandboxRuntime } from './sandbox/runtime.ts';
 import { openStore } from './store/open.ts';
 import { App } from './tenancy/app.ts';
 
@@ -53,11 +56,12 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
   const command = positionals[0] ?? 'help';
   if (values.help) return { command: 'help', config: undefined as never };
   const get = (name: keyof typeof OPTIONS): string | undefined => ((values as Record<string, unknown>)[name] as string | undefined) ?? (env[OPTIONS[name].env] || undefined);
-  const limits: Limits = { ...DEFAULT_LIMITS };
+  const given: { -readonly [K in keyof Limits]?: Limits[K] } = {};
   for (const [name, opt] of Object.entries(OPTIONS)) {
     const raw = get(name as keyof typeof OPTIONS);
-    if ('limit' in opt && raw !== undefined) limits[opt.limit] = integer(name, raw, 1);
+    if ('limit' in opt && raw !== undefined) given[opt.limit] = integer(name, raw, 1);
   }
+  const limits = resolveLimits(given);
   const port = get('port');
   const tenants = get('tenants');
   const publicUrl = get('public-url');
@@ -102,8 +106,8 @@ async function serve(config: Config): Promise<void> {
 /** Validates every model and compiles every handler of the app; the number of problems found. */
 export async function check(config: Config, out: (line: string) => void = console.log): Promise<number> {
   const dir = resolve(config.app);
-  const app = new App('', dir, await openStore('sqlite::memory:', ''));
-  app.runtime = defaultRuntime(app, config);
+  // Model problems are printed below, once each: the app's own log of them is not wanted here.
+  const app = new App('', dir, await openStore('sqlite::memory:', ''), sandboxRuntime, config.limits, new Logger(() => {}));
   let problems = 0;
   const { models, problems: bad } = app.models.all();
   for (const p of bad) {

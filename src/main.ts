@@ -1,10 +1,12 @@
-// Start-up: configuration in, a listening server out.
+// Start-up: configuration in, a listening server out; the one place the log sink and the handler runtime are wired.
 
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
-import { createSvcServer, type SvcServer } from './server/server.ts';
+import { Logger, textSink, type LogSink } from './exchange/log.ts';
+import type { RuntimeFactory } from './exchange/runtime.ts';
 import { sandboxRuntime } from './sandbox/runtime.ts';
-import { Apps, type RuntimeFactory } from './tenancy/tenants.ts';
+import { createSvcServer, type SvcServer } from './server/server.ts';
+import { Apps } from './tenancy/tenants.ts';
 
 export interface Running {
   /** `http://host:port` the server listens on. */
@@ -16,16 +18,22 @@ export interface Running {
   close(): Promise<void>;
 }
 
-/** The handler runtime of every app: the sandbox (see src/sandbox). */
-export const defaultRuntime: RuntimeFactory = sandboxRuntime;
+export interface Wiring {
+  /** The handler runtime of every app. Default: the sandbox (src/sandbox). */
+  runtime?: RuntimeFactory;
+  /** Where every log record goes. Default: text lines on standard error. */
+  log?: LogSink;
+}
 
-export async function start(config: Config, runtime: RuntimeFactory = defaultRuntime): Promise<Running> {
-  const apps = new Apps(config, runtime);
+export async function start(config: Config, wiring: Wiring = {}): Promise<Running> {
+  const log = new Logger(wiring.log ?? textSink());
+  const apps = new Apps(config, wiring.runtime ?? sandboxRuntime, log);
   await apps.start();
   const svc = createSvcServer({
     resolveApp: (host) => apps.resolve(host),
     limits: config.limits,
     dev: config.dev,
+    log,
     ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
   });
   await new Promise<void>((resolve, reject) => {

@@ -5,7 +5,7 @@ import { parseQuery } from '../model/query.ts';
 import type { Member, Model, Query } from '../model/types.ts';
 import type { RenderContext } from '../representation/representation.ts';
 import { allowHeader, type EventName } from '../routing/events.ts';
-import { collectionUrl, type Exchange } from '../server/exchange.ts';
+import { collectionUrl, type Exchange } from '../exchange/exchange.ts';
 import { createMember, deleteMember, etagOf, getMember, parseEtags, parseId, updateMember } from './members.ts';
 
 /** What `/event/resource/*` hold after a delegate. */
@@ -51,10 +51,13 @@ function sendMember(ex: Exchange, model: Model, member: Member, status: number):
   ex.res.end(rep.renderMember(renderContext(ex, model), member));
 }
 
-/** Query string of a list URL with `start`/`count` replaced, for paging links. */
+/**
+ * A list URL for paging links: the client's own query with `start`/`count` replaced. Parameters a
+ * handler changed or added before delegating are its business, not the client's: links leave them out.
+ */
 function pageUrl(ex: Exchange, start: number, count: number | undefined): string {
   const sp = new URLSearchParams();
-  for (const [k, v] of ex.params) if (k !== 'start' && k !== 'count' && k !== `${ex.target.collection}Id`) sp.append(k, v);
+  for (const [k, v] of ex.query) if (k !== 'start' && k !== 'count') sp.append(k, v);
   sp.set('start', String(start));
   if (count !== undefined) sp.set('count', String(count));
   return `${collectionUrl(ex)}?${sp}`;
@@ -63,7 +66,7 @@ function pageUrl(ex: Exchange, start: number, count: number | undefined): string
 async function list(ex: Exchange, model: Model, collect: boolean): Promise<DelegateResult> {
   const rep = ex.representation;
   const query: Query = parseQuery(model, ex.params, rep.defaultOrder, new Set([`${model.name}Id`]));
-  const store = ex.app.store;
+  const store = ex.store;
   const total = await store.count(model, query.filters);
   let newest: string | undefined;
   if (rep.needsNewest) {
@@ -112,7 +115,7 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
 
 async function retrieve(ex: Exchange, model: Model): Promise<DelegateResult> {
   const id = requireId(ex, model);
-  const member = await getMember(ex.app, model, id);
+  const member = await getMember(ex.store, model, id);
   if (!member) throw memberNotFound(model, id);
   const inm = ex.headers['if-none-match'];
   if (inm !== undefined) {
@@ -134,7 +137,7 @@ function bodyOf(ex: Exchange): Record<string, unknown> {
 }
 
 async function create(ex: Exchange, model: Model): Promise<DelegateResult> {
-  const member = await createMember(ex.app, model, bodyOf(ex), ex.bodyIsText);
+  const member = await createMember(ex.store, model, bodyOf(ex), ex.bodyIsText);
   ex.res.setHeader('location', `${collectionUrl(ex)}/${member.id}`);
   sendMember(ex, model, member, 201);
   return { member };
@@ -147,14 +150,14 @@ function ifMatch(ex: Exchange): string[] | undefined {
 
 async function update(ex: Exchange, model: Model): Promise<DelegateResult> {
   const id = requireId(ex, model);
-  const member = await updateMember(ex.app, model, id, bodyOf(ex), ex.bodyIsText, ifMatch(ex));
+  const member = await updateMember(ex.store, model, id, bodyOf(ex), ex.bodyIsText, ifMatch(ex));
   sendMember(ex, model, member, 200);
   return { member };
 }
 
 async function remove(ex: Exchange, model: Model): Promise<DelegateResult> {
   const id = requireId(ex, model);
-  if (!(await deleteMember(ex.app, model, id, ifMatch(ex)))) throw memberNotFound(model, id);
+  if (!(await deleteMember(ex.store, model, id, ifMatch(ex)))) throw memberNotFound(model, id);
   ex.res.setStatus(204);
   ex.res.end();
   return {};
@@ -166,7 +169,7 @@ async function remove(ex: Exchange, model: Model): Promise<DelegateResult> {
  */
 export async function runDefault(ex: Exchange, opts: { collect?: boolean } = {}): Promise<DelegateResult> {
   const model = ex.model;
-  await ex.app.store.ensure(model);
+  await ex.store.ensure(model);
   switch (ex.target.event) {
     case 'list':
       return list(ex, model, opts.collect ?? false);

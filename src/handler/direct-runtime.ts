@@ -2,7 +2,7 @@
 // it says. The baseline of the sandbox rows of `npm run bench` (bench/svc-direct.ts).
 
 import { runDefault } from './default-handler.ts';
-import type { HandlerRuntime } from './runtime.ts';
+import type { HandlerRuntime } from '../exchange/runtime.ts';
 
 export const directRuntime: HandlerRuntime = {
   async serve(ex) {

@@ -4,7 +4,7 @@ import { SvcError } from '../errors.ts';
 import { parseQuery } from '../model/query.ts';
 import type { Member, Model, Order, Query } from '../model/types.ts';
 import { validateCreate, validateUpdate } from '../model/validate.ts';
-import type { App } from '../tenancy/app.ts';
+import type { Store } from '../store/store.ts';
 
 /** The most members one model-API `list()` call returns; page with start/count beyond it. */
 export const MODEL_API_MAX_LIST = 10_000;
@@ -56,71 +56,71 @@ export function toQuery(model: Model, params: Record<string, unknown>, defaultOr
   return parseQuery(model, entries, defaultOrder);
 }
 
-export async function listMembers(app: App, model: Model, params: Record<string, unknown> = {}): Promise<Member[]> {
+export async function listMembers(store: Store, model: Model, params: Record<string, unknown> = {}): Promise<Member[]> {
   const q = toQuery(model, params);
   const query: Query = { ...q, count: Math.min(q.count ?? MODEL_API_MAX_LIST, MODEL_API_MAX_LIST) };
-  await app.store.ensure(model);
+  await store.ensure(model);
   const out: Member[] = [];
-  for await (const m of app.store.list(model, query)) out.push(m);
+  for await (const m of store.list(model, query)) out.push(m);
   return out;
 }
 
-export async function countMembers(app: App, model: Model, params: Record<string, unknown> = {}): Promise<number> {
+export async function countMembers(store: Store, model: Model, params: Record<string, unknown> = {}): Promise<number> {
   const query = toQuery(model, params);
-  await app.store.ensure(model);
-  return app.store.count(model, query.filters);
+  await store.ensure(model);
+  return store.count(model, query.filters);
 }
 
-export async function getMember(app: App, model: Model, id: unknown): Promise<Member | null> {
+export async function getMember(store: Store, model: Model, id: unknown): Promise<Member | null> {
   const n = parseId(id);
   if (n === undefined) return null;
-  await app.store.ensure(model);
-  return app.store.get(model, n);
+  await store.ensure(model);
+  return store.get(model, n);
 }
 
-export async function createMember(app: App, model: Model, values: Record<string, unknown>, text = false): Promise<Member> {
+export async function createMember(store: Store, model: Model, values: Record<string, unknown>, text = false): Promise<Member> {
   const data = validateCreate(model, values, text);
-  await app.store.ensure(model);
-  return app.store.insert(model, data, nextUpdated());
+  await store.ensure(model);
+  return store.insert(model, data, nextUpdated());
 }
 
 /**
  * Replaces the editable fields of member `id`. With `ifMatch` (the `updated` stamps of the
  * entity tags the client sent), nothing is written unless the member is still at one of them: 412.
  */
-export async function updateMember(app: App, model: Model, id: unknown, values: Record<string, unknown>, text = false, ifMatch?: readonly string[]): Promise<Member> {
+export async function updateMember(store: Store, model: Model, id: unknown, values: Record<string, unknown>, text = false, ifMatch?: readonly string[]): Promise<Member> {
   const n = parseId(id);
   if (n === undefined) throw new SvcError('member-not-found', `No ${model.name} member has the id ${String(id)}.`);
-  await app.store.ensure(model);
-  const existing = await app.store.get(model, n);
+  await store.ensure(model);
+  const existing = await store.get(model, n);
   if (!existing) throw new SvcError('member-not-found', `No ${model.name} member has the id ${n}.`);
   if (ifMatch !== undefined && !ifMatch.includes(existing.updated)) {
     throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was written.`);
   }
   const data = validateUpdate(model, values, text, existing);
   // Conditional on what was validated against, so a concurrent update cannot slip in between.
-  const result = await app.store.replace(model, n, data, nextUpdated(existing.updated), existing.updated);
+  const result = await store.replace(model, n, data, nextUpdated(existing.updated), existing.updated);
   if (result.ok) return result.value;
   if (result.reason === 'not-found') throw new SvcError('member-not-found', `No ${model.name} member has the id ${n}.`);
   if (ifMatch !== undefined) throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was written.`);
   // Lost a race with another writer and the client asked for no precondition: try again on the new state.
-  return updateMember(app, model, n, values, text);
+  return updateMember(store, model, n, values, text);
 }
 
-export async function deleteMember(app: App, model: Model, id: unknown, ifMatch?: readonly string[]): Promise<boolean> {
+export async function deleteMember(store: Store, model: Model, id: unknown, ifMatch?: readonly string[]): Promise<boolean> {
   const n = parseId(id);
   if (n === undefined) return false;
-  await app.store.ensure(model);
+  await store.ensure(model);
   let ifUpdated: string | undefined;
   if (ifMatch !== undefined) {
-    const existing = await app.store.get(model, n);
+    const existing = await store.get(model, n);
     if (!existing) return false;
     if (!ifMatch.includes(existing.updated)) {
       throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was deleted.`);
     }
     ifUpdated = existing.updated;
   }
-  const result = await app.store.delete(model, n, ifUpdated);
+  const result = await store.delete(model, n, ifUpdated);
   if (result.ok) return true;
   if (result.reason === 'conflict') throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was deleted.`);
   return false;

@@ -19,10 +19,13 @@ export interface ModelProblem {
 
 export class ModelRegistry {
   readonly dir: string;
+  readonly #warn: (message: string) => void;
   #cache = new Map<string, Entry>();
 
-  constructor(dir: string) {
+  /** `warn` is told of each model file rejected, once per version of the file. */
+  constructor(dir: string, warn: (message: string) => void) {
     this.dir = dir;
+    this.#warn = warn;
   }
 
   #load(name: string): LoadResult | undefined {
@@ -47,7 +50,7 @@ export class ModelRegistry {
     } catch (e) {
       result = { ok: false, reason: `cannot be read: ${(e as Error).message}` };
     }
-    if (!result.ok) console.error(`svc: model models/${name}.json rejected: ${result.reason}`);
+    if (!result.ok) this.#warn(`model models/${name}.json rejected: ${result.reason}`);
     this.#cache.set(name, { key, result });
     return result;
   }

@@ -5,6 +5,8 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import * as esbuild from 'esbuild';
+import { SvcError } from '../errors.ts';
+import type { Exchange } from '../exchange/exchange.ts';
 import { EVENTS, handlerName } from '../routing/events.ts';
 
 export interface CompileError {
@@ -100,11 +102,6 @@ export class Compiler {
       this.#pending.set(file, pending);
     }
     return pending;
-  }
-
-  /** Drops cached artifacts of files that are gone. */
-  forget(file: string): void {
-    this.#entries.delete(file);
   }
 
   #fresh(entry: Entry): boolean {
@@ -263,6 +260,16 @@ async function isDelegateOnly(source: string, loader: esbuild.Loader): Promise<b
 }
 
 /** `resources/x.ts:12` of the first stack frame in the handler's own code, through the source map. */
+/**
+ * The 500 `handler-compile-error` of a request whose handler does not compile (logged with the
+ * error; the client sees it only in development mode, else where to look).
+ */
+export function compileError(ex: Pick<Exchange, 'log' | 'dev'>, rel: string, text: string, location?: string): SvcError {
+  const where = location ?? rel;
+  ex.log.warn(`${where}: ${text}`);
+  return new SvcError('handler-compile-error', ex.dev ? `${where}: ${text}` : `The handler ${rel} does not compile; run \`svc check\` or use development mode for the error.`);
+}
+
 export function locate(artifact: Artifact, stack: string | undefined): string | undefined {
   if (!artifact.ok || !stack) return undefined;
   const name = artifact.scriptName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,17 +1,18 @@
 // One request in one isolate: run the handler under the limits, then turn its outcome into the response.
 //
-// The three handler forms of SPEC §8 are told apart inside the isolate (runtime/prelude.js,
+// The three handler forms (README "Handler scripts") are told apart inside the isolate (runtime/prelude.js,
 // `dispatch`), where the module's namespace lives; here the outcome becomes HTTP: 405 with
 // `Allow` for an event the handler does not implement, 500 for a handler error, 503 for a
 // limit, and the 204 default for a handler that neither wrote, rendered nor delegated.
 
 import { SvcError } from '../errors.ts';
+import { complete } from '../exchange/complete.ts';
+import type { Exchange } from '../exchange/exchange.ts';
 import { allowHeader, isMemberEvent } from '../routing/events.ts';
-import type { Exchange } from '../server/exchange.ts';
-import { applyHead, checkOutcome, parseGuestJson, requestJson, type Call, type Outcome } from './bridge.ts';
-import { locate, type Artifact } from './compile.ts';
+import { requestJson } from './bridge.ts';
+import { compileError, locate, type Artifact } from './compile.ts';
+import { applyHead, checkOutcome, parseGuestJson, type Call, type Outcome } from './guest.ts';
 import type { Slot } from './isolate-pool.ts';
-import type { Limits } from './options.ts';
 
 type Compiled = Extract<Artifact, { ok: true }>;
 
@@ -20,20 +21,18 @@ export class NotStarted extends Error {}
 
 let nextToken = 1;
 
-/** Serves `ex` with the handler `artifact` in `slot`; completes the response or throws an SvcError while nothing is committed. */
-export async function serveInSlot(slot: Slot, artifact: Compiled, ex: Exchange, limits: Limits, tag: string): Promise<void> {
+/** Serves `ex` with the handler `artifact` in `slot`; writes the response or throws the error that ends it (exchange/complete.ts). */
+export async function serveInSlot(slot: Slot, artifact: Compiled, ex: Exchange): Promise<void> {
   let id: number;
   try {
     id = await slot.install(artifact);
   } catch (err) {
     if (slot.disposed) throw new NotStarted();
     // esbuild accepted it but V8 did not (e.g. sloppy-mode-only syntax): a compile error too.
-    const message = String((err as Error)?.message ?? err);
-    limits.log(`svc: [${tag}] ${artifact.rel} does not compile: ${message}`);
-    throw new SvcError('handler-compile-error', ex.dev ? `${artifact.rel}: ${message}` : compileDetail(artifact.rel));
+    throw compileError(ex, artifact.rel, String((err as Error)?.message ?? err));
   }
 
-  const call: Call = { token: nextToken++, ex, limits, tag, started: false, closed: false, hostMs: 0 };
+  const call: Call = { token: nextToken++, ex, started: false, closed: false, hostMs: 0 };
   slot.calls.set(call.token, call);
   let returned: unknown;
   try {
@@ -50,17 +49,13 @@ export async function serveInSlot(slot: Slot, artifact: Compiled, ex: Exchange, 
       // host build a new isolate (~10 times the host CPU of a request) for free.
       const message = String((err as Error)?.message ?? err).slice(0, 2000);
       const stack = typeof (err as Error)?.stack === 'string' ? (err as Error).stack : undefined;
-      finish(ex, { error: { name: 'Error', message: `unhandled promise rejection: ${message}`, ...(stack ? { stack } : {}) } }, artifact, limits, tag);
+      finish(ex, { error: { name: 'Error', message: `unhandled promise rejection: ${message}`, ...(stack ? { stack } : {}) } }, artifact);
       return;
     }
-    const res = ex.res;
-    if (res.ended) return; // the response was complete before the fault; the isolate is replaced all the same
-    if (res.committed) {
-      limits.log(`svc: [${tag}] ${String((err as Error)?.message ?? err)} after output was committed: connection closed`);
-      res.abort();
-      return;
-    }
-    throw faultError(slot, call, err, limits, tag);
+    // Even when the response was complete before the fault, the isolate is replaced all the same.
+    const fault = faultError(slot, call, err, ex);
+    if (ex.res.committed && !ex.res.ended) ex.log.warn(`${fault.message} after output was committed: connection closed`);
+    throw fault;
   } finally {
     slot.finished(call);
   }
@@ -79,54 +74,42 @@ export async function serveInSlot(slot: Slot, artifact: Compiled, ex: Exchange, 
       outcome = { error: { name: 'Error', message: 'the handler runtime returned a malformed outcome' } };
     }
   }
-  finish(ex, outcome, artifact, limits, tag);
-}
-
-function compileDetail(rel: string): string {
-  return `The handler ${rel} does not compile; run \`svc check\` or use development mode for the error.`;
+  finish(ex, outcome, artifact);
 }
 
 /** The response of a handler that ran to its end. */
-function finish(ex: Exchange, outcome: Outcome, artifact: Compiled, limits: Limits, tag: string): void {
+function finish(ex: Exchange, outcome: Outcome, artifact: Compiled): void {
   const res = ex.res;
   if (outcome.error) {
     const { name, message, stack } = outcome.error;
     const at = locate(artifact, stack);
-    limits.log(`svc: [${tag}] handler threw ${name}: ${message}${at ? ` (${at})` : ''}`);
-    if (res.ended) return; // the response was already complete (after delegate() or render())
-    if (res.committed) {
-      res.abort();
-      return;
-    }
+    ex.log.warn(`handler threw ${name}: ${message}${at ? ` (${at})` : ''}`);
+    // After delegate() or render() the response is complete; after echo() it is cut (complete()).
     throw new SvcError('handler-error', ex.dev ? `${name}: ${message}${at ? ` (${at})` : ''}` : 'The handler failed; the server log has the details.');
   }
   if (outcome.notAllowed) {
     // Allow lists the methods of the handler's events on this kind of target (collection or member).
     const member = isMemberEvent(ex.target.event);
     const served = outcome.notAllowed.filter((e) => isMemberEvent(e) === member);
-    if (!res.committed) {
-      throw new SvcError('method-not-allowed', `The handler of ${ex.target.collection} does not implement ${ex.target.event} (${ex.method}).`, {
-        headers: { allow: allowHeader(served) },
-      });
-    }
-    if (!res.ended) res.abort();
-    return;
+    throw new SvcError('method-not-allowed', `The handler of ${ex.target.collection} does not implement ${ex.target.event} (${ex.method}).`, {
+      headers: { allow: allowHeader(served) },
+    });
   }
-  if (res.ended) return;
   if (!res.committed) {
     applyHead(ex, outcome.head);
-    // Neither written, rendered nor delegated: 204 unless the handler chose a status (SPEC §8).
+    // Neither written, rendered nor delegated: 204 unless the handler chose a status (README "Handler scripts").
     if (outcome.head?.status === undefined) res.setStatus(204);
   }
-  res.end();
+  complete(ex);
 }
 
 /** The error for a run that ended because the isolate went away. */
-function faultError(slot: Slot, call: Call, err: unknown, limits: Limits, tag: string): SvcError {
+function faultError(slot: Slot, call: Call, err: unknown, ex: Exchange): SvcError {
+  const { limits, log } = ex;
   const message = String((err as Error)?.message ?? err);
   const fault = call.breach ?? slot.fault ?? (/memory limit/i.test(message) ? 'memory' : undefined);
   if (!slot.disposed) slot.dispose('closed'); // an unexpected failure: do not reuse it
-  limits.log(`svc: [${tag}] isolate replaced (${fault ?? message})`);
+  log.warn(`isolate replaced (${fault ?? message})`);
   switch (fault) {
     case 'cpu':
       return new SvcError('handler-cpu-limit', `The handler used more than ${limits.cpuLimitMs} ms of CPU time.`);

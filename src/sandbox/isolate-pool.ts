@@ -9,9 +9,10 @@
 // disposed after `idleMs` without work, so an idle app holds one (~1.5 MB plus its handlers).
 
 import ivm from 'isolated-vm';
-import { installRuntime, type Call, type GuestApi } from './bridge.ts';
+import { installRuntime, type GuestApi } from './bridge.ts';
+import type { Call } from './guest.ts';
 import type { Artifact } from './compile.ts';
-import type { Limits } from './options.ts';
+import type { Limits } from '../exchange/limits.ts';
 import { Watchdog } from './watchdog.ts';
 
 export type Fault = 'cpu' | 'wall' | 'request' | 'memory' | 'closed' | 'catastrophic';

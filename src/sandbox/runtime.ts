@@ -1,20 +1,23 @@
 // The sandboxed HandlerRuntime: compile (cached), take an isolate of the app, serve, give it back.
 
 import { SvcError } from '../errors.ts';
+import type { HandlerRuntime, RuntimeFactory, RuntimeScope } from '../exchange/runtime.ts';
 import { runDefault } from '../handler/default-handler.ts';
-import type { HandlerRuntime } from '../handler/runtime.ts';
-import type { Exchange } from '../server/exchange.ts';
-import type { App } from '../tenancy/app.ts';
-import type { RuntimeFactory } from '../tenancy/tenants.ts';
-import { Compiler, warmUp } from './compile.ts';
+import { compileError, Compiler, warmUp } from './compile.ts';
 import { NotStarted, serveInSlot } from './dispatch.ts';
 import { Pool } from './isolate-pool.ts';
-import { resolveOptions, type SandboxOptions } from './options.ts';
-
-export type { SandboxOptions } from './options.ts';
 
 /** Tries for a request whose isolate went away before it ran. */
 const MAX_ATTEMPTS = 3;
+
+export interface SandboxOptions {
+  /**
+   * Called when isolated-vm reports a catastrophic error (V8 lost control of an isolate). Default:
+   * log it, refuse further handler work (503), send the process SIGTERM so that it shuts down
+   * gracefully, and abort it if it is still alive 10 s later. See the README, "Isolation and limits".
+   */
+  readonly onCatastrophicError?: (message: string) => void;
+}
 
 /**
  * What happens on isolated-vm's `onCatastrophicError` unless the caller decides otherwise: V8 lost
@@ -27,33 +30,24 @@ function endProcess(): void {
   setTimeout(() => process.abort(), 10_000).unref();
 }
 
-export function createSandboxRuntime(app: App, options: SandboxOptions = {}): HandlerRuntime {
-  const limits = resolveOptions(options);
-  const compiler = new Compiler(app.dir);
+export function createSandboxRuntime(scope: RuntimeScope, options: SandboxOptions = {}): HandlerRuntime {
+  const { limits, log } = scope;
+  const compiler = new Compiler(scope.dir);
   let broken: string | undefined;
   const pool = new Pool(limits, (message) => {
     if (broken !== undefined) return;
     broken = message;
-    limits.log(`svc: FATAL: isolated-vm lost control of an isolate of app "${app.name}": ${message}; handlers are refused from now on`);
+    log.error(`FATAL: isolated-vm lost control of an isolate of app "${scope.name}": ${message}; handlers are refused from now on`);
     pool.close('catastrophic');
     (options.onCatastrophicError ?? endProcess)(message);
   });
   warmUp();
 
-  const tagOf = (ex: Exchange) => `${app.name || 'app'}/${ex.target.collection} ${ex.target.event}`;
-
   return {
-    async serve(ex, file) {
+    async serve(ex) {
       if (broken !== undefined) throw new SvcError('sandbox-unavailable', 'The handler sandbox failed; the server is restarting.');
-      const artifact = await compiler.get(file);
-      if (!artifact.ok) {
-        const { text, location } = artifact.error;
-        limits.log(`svc: [${tagOf(ex)}] ${location ?? artifact.rel}: ${text}`);
-        throw new SvcError(
-          'handler-compile-error',
-          ex.dev ? `${location ?? artifact.rel}: ${text}` : `The handler ${artifact.rel} does not compile; run \`svc check\` or use development mode for the error.`,
-        );
-      }
+      const artifact = await compiler.get(ex.handler);
+      if (!artifact.ok) throw compileError(ex, artifact.rel, artifact.error.text, artifact.error.location);
       // `svc.delegate()` and nothing else: the default handler is all it would run.
       if (artifact.delegateOnly) {
         await runDefault(ex);
@@ -65,11 +59,11 @@ export function createSandboxRuntime(app: App, options: SandboxOptions = {}): Ha
         try {
           slot = await pool.acquire(attempt > 1);
         } catch (err) {
-          limits.log(`svc: [${tagOf(ex)}] no isolate: ${String((err as Error)?.message ?? err)}`);
+          ex.log.error(`no isolate: ${String((err as Error)?.message ?? err)}`);
           throw new SvcError('sandbox-unavailable', 'The handler sandbox is not available; retry.');
         }
         try {
-          await serveInSlot(slot, artifact, ex, limits, tagOf(ex));
+          await serveInSlot(slot, artifact, ex);
           return;
         } catch (err) {
           if (!(err instanceof NotStarted)) throw err;
@@ -92,9 +86,4 @@ export function createSandboxRuntime(app: App, options: SandboxOptions = {}): Ha
 }
 
 /** The RuntimeFactory of `start()`: every app gets its own sandbox with the configured limits. */
-export const sandboxRuntime: RuntimeFactory = (app, config) =>
-  createSandboxRuntime(app, {
-    cpuLimitMs: config.limits.cpuLimitMs,
-    memoryLimitMiB: config.limits.memoryLimitMiB,
-    maxOutputBytes: config.limits.maxOutputBytes,
-  });
+export const sandboxRuntime: RuntimeFactory = (scope) => createSandboxRuntime(scope);

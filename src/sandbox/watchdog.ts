@@ -17,7 +17,7 @@
 // accounting starts then.
 
 import type ivm from 'isolated-vm';
-import type { Call } from './bridge.ts';
+import type { Call } from './guest.ts';
 
 export type Breach = 'cpu' | 'wall' | 'request';
 

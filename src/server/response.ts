@@ -1,29 +1,35 @@
-// The one place that writes responses: status and headers are held until the first write commits them.
+// The one place that writes to the socket: the ResponseSink of exchange/ over node:http.
 
-import type { ServerResponse } from 'node:http';
-import { SvcError, type Problem } from '../errors.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Problem } from '../errors.ts';
+import type { ResponseSink } from '../exchange/response.ts';
 
-/**
- * A response whose status and headers may change until the first body write commits them
- * (SPEC §8: output is not buffered). After that, changes are ignored.
- */
-export class ResponseSink {
+/** Headers a problem keeps from what was prepared before it: the connection decision and the request id. */
+const KEPT_BY_PROBLEMS = ['connection', 'x-request-id'];
+
+export class HttpResponse implements ResponseSink {
   status = 200;
   readonly headers = new Map<string, string>();
-  #res: ServerResponse;
-  #head: boolean;
+  readonly #req: IncomingMessage;
+  readonly #res: ServerResponse;
+  readonly #head: boolean;
   #committed = false;
   #ended = false;
   /** Bytes of body written so far. */
   written = 0;
 
   /** How long a write may wait for the client to read, in milliseconds; then the connection is cut. */
-  #stallMs: number;
+  readonly #stallMs: number;
 
-  constructor(res: ServerResponse, head: boolean, stallMs = 30_000) {
+  constructor(req: IncomingMessage, res: ServerResponse, stallMs: number) {
+    this.#req = req;
     this.#res = res;
-    this.#head = head;
+    this.#head = req.method === 'HEAD';
     this.#stallMs = stallMs;
+  }
+
+  get clientGone(): boolean {
+    return this.#req.destroyed && !this.#req.complete;
   }
 
   get committed(): boolean {
@@ -98,30 +104,24 @@ export class ResponseSink {
     else this.#res.end();
   }
 
-  /** Sends a whole body with a content type. */
-  send(status: number, contentType: string, body: string): void {
-    this.setStatus(status);
-    this.setHeader('content-type', contentType);
-    this.end(body);
-  }
-
-  /** Renders an error as application/problem+json (SPEC §11), when nothing was committed yet. */
-  sendProblem(problem: Problem, headers?: Record<string, string>): void {
+  /** Renders an error as application/problem+json (README "Errors"), when nothing was committed yet. */
+  sendProblem(problem: Problem, headers?: Readonly<Record<string, string>>): void {
     if (this.#committed) {
       // Too late for a status: cut the response so the client sees it is incomplete.
       this.abort();
       return;
     }
-    // A problem replaces whatever the handler had prepared (but a decision to close the connection stands).
-    const connection = this.headers.get('connection');
+    // A problem replaces whatever the handler had prepared.
+    const kept = KEPT_BY_PROBLEMS.flatMap((name) => (this.headers.has(name) ? [[name, this.headers.get(name)!] as const] : []));
     this.headers.clear();
-    if (connection) this.headers.set('connection', connection);
+    for (const [k, v] of kept) this.headers.set(k, v);
+    // An error answered before the body was read (a 404, a 413, …): rather than read and discard
+    // a body of any size, close the connection after the answer.
+    if (!this.#req.complete) this.headers.set('connection', 'close');
     for (const [k, v] of Object.entries(headers ?? {})) this.setHeader(k, v);
-    this.send(problem.status, 'application/problem+json', JSON.stringify(problem));
-  }
-
-  sendError(err: SvcError): void {
-    this.sendProblem(err.toProblem(), err.headers);
+    this.status = problem.status;
+    this.headers.set('content-type', 'application/problem+json');
+    this.end(JSON.stringify(problem));
   }
 
   /** Closes the connection without completing the response. */

@@ -1,25 +1,28 @@
-// The HTTP server: the request pipeline reads as route → app → model → body → negotiate → dispatch.
+// The HTTP server: a request reads as route → app → model → body → negotiate → exchange → handler runtime → complete.
 
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Limits } from '../config.ts';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { SvcError } from '../errors.ts';
+import { complete, type Ending } from '../exchange/complete.ts';
+import type { Exchange, ServedApp } from '../exchange/exchange.ts';
+import type { Limits } from '../exchange/limits.ts';
+import type { Logger } from '../exchange/log.ts';
+import type { ResponseSink } from '../exchange/response.ts';
 import { typeMetadata } from '../model/metadata.ts';
 import { byMediaType, REPRESENTATIONS } from '../representation/index.ts';
 import { negotiate } from '../representation/negotiate.ts';
 import { route } from '../routing/route.ts';
-import type { App } from '../tenancy/app.ts';
 import { readBody } from './body.ts';
-import type { Exchange } from './exchange.ts';
-import { ResponseSink } from './response.ts';
+import { HttpResponse } from './response.ts';
 
 export interface ServerOptions {
   /** The app serving a request, from its Host header; undefined → 404 (unknown tenant). */
-  resolveApp(host: string): Promise<App | undefined> | App | undefined;
+  resolveApp(host: string): Promise<ServedApp | undefined> | ServedApp | undefined;
   limits: Limits;
   dev: boolean;
   /** Origin of absolute URLs, `{tenant}` standing for the app's name; unset: `http://<Host>`. */
   publicUrl?: string;
-  log?: (line: string) => void;
+  log: Logger;
 }
 
 export interface SvcServer {
@@ -29,6 +32,8 @@ export interface SvcServer {
 }
 
 const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+/** A client's X-Request-Id is kept when it is this plain; otherwise the server makes one. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function firstValues(sp: URLSearchParams): Map<string, string> {
   const params = new Map<string, string>();
@@ -49,22 +54,25 @@ function headerRecord(req: IncomingMessage): Record<string, string> {
 }
 
 function sendJson(res: ResponseSink, status: number, value: unknown): void {
-  res.send(status, 'application/json; charset=utf-8', JSON.stringify(value));
+  res.setStatus(status);
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(value));
 }
 
-/** Media type of a Content-Type header, without parameters; JSON when none is sent (SPEC §5). */
+/** Media type of a Content-Type header, without parameters; JSON when none is sent (README "The default handler"). */
 function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase() || 'application/json';
 }
 
 export function createSvcServer(opts: ServerOptions): SvcServer {
   const { limits, dev } = opts;
-  const log = opts.log ?? ((line: string) => console.error(line));
   let inFlight = 0;
   let closing = false;
   let idle: (() => void) | undefined;
 
-  async function handle(req: IncomingMessage, res: ServerResponse, sink: ResponseSink): Promise<void> {
+  /** Serves one request; `ending.log` is narrowed as the request is identified. */
+  async function handle(req: IncomingMessage, ending: Ending & { log: Logger }, requestId: string): Promise<void> {
+    const sink = ending.res;
     const target = req.url ?? '/';
     if (Buffer.byteLength(target) > limits.maxUrlBytes) {
       throw new SvcError('uri-too-long', `The URL is over ${limits.maxUrlBytes} bytes.`);
@@ -91,13 +99,15 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       return sendJson(sink, 200, typeMetadata(model));
     }
 
-    // HTTP access to a model is off until its handler script exists (SPEC §1).
+    // HTTP access to a model is off until its handler script exists (README "Models and handlers").
     const model = app.models.get(r.collection);
-    const file = model && app.handlerFile(r.collection);
-    if (!model || !file) throw new SvcError('collection-not-found', `No collection "${r.collection}".`);
+    const handler = model && app.handlerFile(r.collection);
+    if (!model || !handler) throw new SvcError('collection-not-found', `No collection "${r.collection}".`);
+    const log = opts.log.child({ requestId, tenant: app.name, collection: r.collection, event: r.event });
+    ending.log = log;
 
-    const params = firstValues(new URLSearchParams(q === -1 ? '' : target.slice(q + 1)));
-    const representation = negotiate(REPRESENTATIONS, req.headers.accept, params.get('format_as'));
+    const query = firstValues(new URLSearchParams(q === -1 ? '' : target.slice(q + 1)));
+    const representation = negotiate(REPRESENTATIONS, req.headers.accept, query.get('format_as'));
     const rawBody = await readBody(req, limits.maxBodyBytes);
     let body: Record<string, unknown> | undefined;
     let bodyIsText = false;
@@ -111,15 +121,23 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       body = parsed.values;
       bodyIsText = parsed.text;
     }
+    const params = new Map(query);
     if (r.id !== undefined) params.set(`${r.collection}Id`, r.id);
 
     const ex: Exchange = {
-      app,
+      id: requestId,
+      log,
+      tenant: app.name,
+      store: app.store,
+      models: app.models,
+      limits,
+      handler,
       model,
       target: { collection: r.collection, event: r.event, ...(r.id !== undefined ? { id: r.id } : {}), ...(r.pathInfo !== undefined ? { pathInfo: r.pathInfo } : {}) },
       method,
       path: pathname,
       origin: opts.publicUrl === undefined ? `http://${host}` : opts.publicUrl.replaceAll('{tenant}', app.name),
+      query,
       params,
       headers: headerRecord(req),
       rawBody,
@@ -129,7 +147,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       res: sink,
       dev,
     };
-    await app.runtime.serve(ex, file);
+    await app.runtime.serve(ex);
   }
 
   const server = createServer(
@@ -141,25 +159,18 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     },
     (req, res) => {
       inFlight++;
-      const sink = new ResponseSink(res, req.method === 'HEAD', limits.requestTimeoutMs);
+      const sent = req.headers['x-request-id'];
+      const requestId = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
+      const sink = new HttpResponse(req, res, limits.requestTimeoutMs);
+      sink.setHeader('x-request-id', requestId);
       if (closing) sink.setHeader('connection', 'close');
-      handle(req, res, sink)
-        .catch((err: unknown) => {
-          if (err instanceof SvcError) {
-            // An error answered before the body was read (a 404, a 413, …): rather than read and
-            // discard a body of any size, close the connection after the answer.
-            if (!req.complete) sink.setHeader('connection', 'close');
-            sink.sendError(err);
-          } else if (req.destroyed && !req.complete) {
-            // The client went away while sending: nothing to answer and nothing to log.
-            sink.abort();
-          } else {
-            log(`svc: internal error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
-            sink.sendError(new SvcError('internal-error', dev ? String((err as Error)?.message ?? err) : 'The server failed to answer this request.'));
-          }
-        })
+      const ending = { res: sink, log: opts.log.child({ requestId }), dev };
+      handle(req, ending, requestId)
+        .then(
+          () => complete(ending),
+          (err: unknown) => complete(ending, err),
+        )
         .finally(() => {
-          if (!sink.ended) sink.end();
           if (--inFlight === 0 && idle) idle();
         });
     },

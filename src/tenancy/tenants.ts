@@ -3,30 +3,29 @@
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config.ts';
-import type { HandlerRuntime } from '../handler/runtime.ts';
+import type { Logger } from '../exchange/log.ts';
+import type { RuntimeFactory } from '../exchange/runtime.ts';
 import { openStore } from '../store/open.ts';
 import { App } from './app.ts';
-
-export type RuntimeFactory = (app: App, config: Config) => HandlerRuntime;
 
 const TENANT_NAME = /^[a-z0-9-]+$/;
 
 export class Apps {
   #config: Config;
   #runtime: RuntimeFactory;
+  #log: Logger;
   #single: App | undefined;
   #tenants = new Map<string, Promise<App>>();
 
-  constructor(config: Config, runtime: RuntimeFactory) {
+  constructor(config: Config, runtime: RuntimeFactory, log: Logger) {
     this.#config = config;
     this.#runtime = runtime;
+    this.#log = log;
   }
 
   async #open(name: string, dir: string, storeUri: string): Promise<App> {
     const store = await openStore(storeUri, name);
-    const app = new App(name, dir, store);
-    app.runtime = this.#runtime(app, this.#config);
-    return app;
+    return new App(name, dir, store, this.#runtime, this.#config.limits, name === '' ? this.#log : this.#log.child({ tenant: name }));
   }
 
   /** Opens the single app up front (so a bad store URI fails at start-up, not on a request). */

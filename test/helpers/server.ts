@@ -4,9 +4,11 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_LIMITS, type Config, type Limits } from '../../src/config.ts';
+import type { Config } from '../../src/config.ts';
+import { resolveLimits, type Limits } from '../../src/exchange/limits.ts';
+import type { LogSink } from '../../src/exchange/log.ts';
+import type { RuntimeFactory } from '../../src/exchange/runtime.ts';
 import { start, type Running } from '../../src/main.ts';
-import type { RuntimeFactory } from '../../src/tenancy/tenants.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const EXAMPLE_APP = join(ROOT, 'app');
@@ -18,7 +20,10 @@ export interface StartOptions {
   dev?: boolean;
   publicUrl?: string;
   limits?: Partial<Limits>;
+  /** The handler runtime; default the sandbox. */
   runtime?: RuntimeFactory;
+  /** Where log records go; default text lines on standard error. */
+  log?: LogSink;
 }
 
 export interface TestServer extends Running {
@@ -35,9 +40,9 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     store: opts.store ?? 'sqlite::memory:',
     dev: opts.dev ?? false,
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
-    limits: { ...DEFAULT_LIMITS, ...opts.limits },
+    limits: resolveLimits(opts.limits),
   };
-  const running = await start(config, opts.runtime);
+  const running = await start(config, { ...(opts.runtime ? { runtime: opts.runtime } : {}), ...(opts.log ? { log: opts.log } : {}) });
   return Object.assign(running, { at: (path: string) => running.url + path });
 }
 

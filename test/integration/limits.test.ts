@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { HandlerRuntime } from '../../src/handler/runtime.ts';
+import type { HandlerRuntime } from '../../src/exchange/runtime.ts';
 import { EXAMPLE_APP, ROOT, makeApp, send, startServer } from '../helpers/server.ts';
 
 const app = makeApp({
@@ -87,7 +87,8 @@ t.test('shutdown finishes in-flight requests and refuses new ones', async (t) =>
   const slow: HandlerRuntime = {
     async serve(ex) {
       await sleep(300);
-      ex.res.send(200, 'text/plain', 'finished');
+      ex.res.setHeader('content-type', 'text/plain');
+      ex.res.end('finished');
     },
     async check() {
       return undefined;

@@ -1,7 +1,7 @@
 // The host side of the boundary on its own: what it accepts from the isolate.
 
 import t from 'tap';
-import { checkHead, checkOutcome, parseGuestJson } from '../../src/sandbox/bridge.ts';
+import { checkHead, checkOutcome, parseGuestJson } from '../../src/sandbox/guest.ts';
 
 t.test('guest JSON: __proto__ keys and object-valued constructor keys are dropped at every depth', async (t) => {
   const v = parseGuestJson('{"a":{"__proto__":{"x":1},"constructor":{"prototype":{"y":2}},"b":[{"__proto__":1}]},"constructor":"data"}') as any;

@@ -2,7 +2,8 @@
 
 import t from 'tap';
 import { createSandboxRuntime } from '../../src/sandbox/runtime.ts';
-import type { App } from '../../src/tenancy/app.ts';
+import { resolveLimits } from '../../src/exchange/limits.ts';
+import { Logger } from '../../src/exchange/log.ts';
 import type { AppFiles } from '../helpers/server.ts';
 import { body, PEOPLE, sandboxServer } from './harness.ts';
 
@@ -90,7 +91,7 @@ t.test('handlers cannot import packages, Node built-ins or files outside the app
 });
 
 t.test('check() reports compile errors with file and line, and nothing for a good handler', async (t) => {
-  const runtime = createSandboxRuntime({ name: 'check', dir: dev.dir } as App, { log: () => {} });
+  const runtime = createSandboxRuntime({ name: 'check', dir: dev.dir, limits: resolveLimits(), log: new Logger(() => {}) });
   t.teardown(() => runtime.close());
   t.match(await runtime.check(`${dev.dir}/resources/broken.ts`), /^resources\/broken\.ts:2:\d+: Unexpected ";"/);
   t.equal(await runtime.check(`${dev.dir}/resources/fine.ts`), undefined);

@@ -3,7 +3,8 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Limits } from '../../src/config.ts';
+import type { Limits } from '../../src/exchange/limits.ts';
+import { textSink } from '../../src/exchange/log.ts';
 import { createSandboxRuntime, type SandboxOptions } from '../../src/sandbox/runtime.ts';
 import { makeApp, ROOT, startServer, type AppFiles, type TestServer } from '../helpers/server.ts';
 
@@ -16,7 +17,7 @@ export interface SandboxServer {
   readonly server: TestServer;
   /** The app directory (a temporary copy: tests may change its files). */
   readonly dir: string;
-  /** Lines the server and the sandbox logged so far. */
+  /** Lines the server (and the sandbox in it) logged so far. */
   readonly log: string[];
   /** Absolute URL of a path. */
   at(path: string): string;
@@ -37,14 +38,8 @@ async function serve(dir: string, write: (rel: string, content: string) => void,
     appDir: dir,
     dev: opts.dev ?? false,
     ...(opts.limits ? { limits: opts.limits } : {}),
-    runtime: (app, config) =>
-      createSandboxRuntime(app, {
-        cpuLimitMs: config.limits.cpuLimitMs,
-        memoryLimitMiB: config.limits.memoryLimitMiB,
-        maxOutputBytes: config.limits.maxOutputBytes,
-        log: (line) => log.push(line),
-        ...opts.sandbox,
-      }),
+    log: textSink((line) => log.push(line)),
+    ...(opts.sandbox ? { runtime: (scope) => createSandboxRuntime(scope, opts.sandbox) } : {}),
   });
   return {
     server,

@@ -65,7 +65,7 @@ const s = await sandboxServer(
     },
   },
   // One isolate, so that both requests certainly run in the same one.
-  { sandbox: { maxIsolates: 1 } },
+  { limits: { maxIsolates: 1 } },
 );
 t.teardown(() => s.close());
 

@@ -19,7 +19,7 @@ const loop = `export function onList() {
 t.test('model-API calls stop once a request used its store time', async (t) => {
   const s = await sandboxServer(
     { models: { people: { fields: { name: { type: 'string', max_length: 500 } } } }, resources: { 'people.ts': loop } },
-    { sandbox: { modelLimitMs: 50, cpuLimitMs: 5000 } },
+    { limits: { modelLimitMs: 50, cpuLimitMs: 5000 } },
   );
   t.teardown(() => s.close());
   const a = (await s.server.apps.resolve('localhost'))!;

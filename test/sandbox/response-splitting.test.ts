@@ -3,8 +3,8 @@
 
 import net from 'node:net';
 import t from 'tap';
-import { applyHead } from '../../src/sandbox/bridge.ts';
-import { ResponseSink } from '../../src/server/response.ts';
+import { applyHead } from '../../src/sandbox/guest.ts';
+import { stubSink } from '../helpers/stub-exchange.ts';
 import { PEOPLE, sandboxServer } from './harness.ts';
 
 const SMUGGLED = 'HTTP/1.1 200 OK\\r\\ncontent-type: text/plain\\r\\ncontent-length: 6\\r\\n\\r\\npwned!';
@@ -94,7 +94,7 @@ for (const h of ['content-length', 'Content-Length', 'transfer-encoding']) {
 }
 
 t.test('the host ignores framing headers from the guest and keeps its own', async (t) => {
-  const sink = new ResponseSink({} as never, false);
+  const sink = stubSink();
   sink.setHeader('connection', 'close');
   applyHead({ res: sink } as never, { headers: [['content-length', '1'], ['transfer-encoding', 'chunked'], ['x-a', 'b']] });
   t.same([...sink.headers], [['connection', 'close'], ['x-a', 'b']]);

@@ -5,7 +5,6 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { createSandboxRuntime } from '../../src/sandbox/runtime.ts';
 import { startServer } from '../helpers/server.ts';
 import { PEOPLE } from './harness.ts';
 
@@ -35,7 +34,7 @@ write('beta/resources/secrets.ts', 'svc.delegate();\n');
 
 const server = await startServer({
   tenantsDir: root,
-  runtime: (app) => createSandboxRuntime(app, { log: () => {} }),
+  log: () => {},
 });
 t.teardown(async () => {
   await server.close();

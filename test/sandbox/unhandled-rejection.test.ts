@@ -18,7 +18,7 @@ const s = await sandboxServer(
         if (how === undefined) echo('fine');`,
     },
   },
-  { dev: true, sandbox: { maxIsolates: 1 } },
+  { dev: true, limits: { maxIsolates: 1 } },
 );
 t.teardown(() => s.close());
 

@@ -1,0 +1,66 @@
+// Every limit of the server, in one place: its unit, its default, and what a request sees over it.
+
+export interface Limits {
+  /** Largest request body, in bytes. Default 1 MiB; over it: 413 `body-too-large`. */
+  readonly maxBodyBytes: number;
+  /** Longest request target (path and query), in bytes. Default 8 KiB; over it: 414 `uri-too-long`. */
+  readonly maxUrlBytes: number;
+  /**
+   * Time to receive a request's headers and body, in milliseconds; also how long a response may
+   * wait for a client that stops reading. Default 30 000; then the connection is closed.
+   */
+  readonly requestTimeoutMs: number;
+  /** Handler CPU time per request (isolate CPU time, not wall time), in milliseconds. Default 100; over it: 503 `handler-cpu-limit`. */
+  readonly cpuLimitMs: number;
+  /**
+   * Handler wall-clock time per request, in milliseconds, not counting time the host spends on
+   * the handler's behalf (delegate, model API, waiting for the client to read): a backstop for a
+   * handler that blocks without using CPU. Default max(1000, 10 × cpuLimitMs); over it: 503 `handler-time-limit`.
+   */
+  readonly wallLimitMs: number;
+  /**
+   * Wall-clock time of one handler request, host work included, in milliseconds: bounds a handler
+   * that keeps the host busy with runtime calls. Default 30 000; over it: 503 `handler-time-limit`.
+   */
+  readonly requestLimitMs: number;
+  /**
+   * Server time one request's model-API calls (`svc.collection(…)`) may use, in milliseconds: the
+   * store runs outside the isolate's CPU limit. Default 1000; over it, further calls throw an Error.
+   */
+  readonly modelLimitMs: number;
+  /** Heap of one isolate, in MiB (isolated-vm `memoryLimit`; minimum 8). Default 64; over it: 503 `handler-memory-limit`, isolate replaced. */
+  readonly memoryLimitMiB: number;
+  /** Body bytes one handler response may write (echo, render). Default 16 MiB; over it: 503 `handler-output-limit`, or the connection is cut. */
+  readonly maxOutputBytes: number;
+  /** Isolates one app may have; each runs one request at a time and holds up to memoryLimitMiB. Default 4. */
+  readonly maxIsolates: number;
+  /** An isolate beyond an app's first that served nothing for this long is disposed, in milliseconds. Default 30 000. */
+  readonly idleMs: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<Limits> = {
+  maxBodyBytes: 1024 * 1024,
+  maxUrlBytes: 8 * 1024,
+  requestTimeoutMs: 30_000,
+  cpuLimitMs: 100,
+  wallLimitMs: 1000,
+  requestLimitMs: 30_000,
+  modelLimitMs: 1000,
+  memoryLimitMiB: 64,
+  maxOutputBytes: 16 * 1024 * 1024,
+  maxIsolates: 4,
+  idleMs: 30_000,
+};
+
+/** The limits with `given` applied; an unset wall limit follows the CPU limit, and floors are enforced. */
+export function resolveLimits(given: Partial<Limits> = {}): Limits {
+  const cpuLimitMs = given.cpuLimitMs ?? DEFAULT_LIMITS.cpuLimitMs;
+  return {
+    ...DEFAULT_LIMITS,
+    ...given,
+    cpuLimitMs,
+    wallLimitMs: given.wallLimitMs ?? Math.max(DEFAULT_LIMITS.wallLimitMs, 10 * cpuLimitMs),
+    memoryLimitMiB: Math.max(8, given.memoryLimitMiB ?? DEFAULT_LIMITS.memoryLimitMiB),
+    maxIsolates: Math.max(1, given.maxIsolates ?? DEFAULT_LIMITS.maxIsolates),
+  };
+}

@@ -1,0 +1,55 @@
+// The one log of the server: records with fields, written to the sink that start-up wires.
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface LogRecord {
+  readonly level: LogLevel;
+  readonly msg: string;
+  /** Who the record is about: `tenant`, `collection`, `event`, `requestId`, … */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+export type LogSink = (record: LogRecord) => void;
+
+/** A logger bound to fields (a request's id, tenant, collection and event); children add more. */
+export class Logger {
+  readonly #sink: LogSink;
+  readonly fields: Readonly<Record<string, unknown>>;
+
+  constructor(sink: LogSink, fields: Readonly<Record<string, unknown>> = {}) {
+    this.#sink = sink;
+    this.fields = fields;
+  }
+
+  child(fields: Readonly<Record<string, unknown>>): Logger {
+    return new Logger(this.#sink, { ...this.fields, ...fields });
+  }
+
+  debug(msg: string): void {
+    this.#sink({ level: 'debug', msg, fields: this.fields });
+  }
+  info(msg: string): void {
+    this.#sink({ level: 'info', msg, fields: this.fields });
+  }
+  warn(msg: string): void {
+    this.#sink({ level: 'warn', msg, fields: this.fields });
+  }
+  error(msg: string): void {
+    this.#sink({ level: 'error', msg, fields: this.fields });
+  }
+}
+
+/**
+ * Records as text lines: `svc: [<tenant or app>/<collection> <event>] <msg>` when the record is
+ * about a request's collection, else `svc: <msg>`.
+ */
+export function textLine({ msg, fields }: LogRecord): string {
+  if (typeof fields.collection !== 'string') return `svc: ${msg}`;
+  const tenant = typeof fields.tenant === 'string' && fields.tenant !== '' ? fields.tenant : 'app';
+  return `svc: [${tenant}/${fields.collection}${typeof fields.event === 'string' ? ` ${fields.event}` : ''}] ${msg}`;
+}
+
+/** A sink writing text lines, by default to standard error. */
+export function textSink(write: (line: string) => void = (line) => console.error(line)): LogSink {
+  return (record) => write(textLine(record));
+}

@@ -1,0 +1,30 @@
+// The event-dispatch seam: how a collection's handler script serves a request.
+
+import type { Limits } from './limits.ts';
+import type { Exchange } from './exchange.ts';
+import type { Logger } from './log.ts';
+
+export interface HandlerRuntime {
+  /**
+   * Serves one request with the collection's handler script (`ex.handler`). Writes the response
+   * and resolves, or throws; the caller then completes the response (exchange/complete.ts).
+   */
+  serve(ex: Exchange): Promise<void>;
+  /** Compiles `file` as it is now; resolves to the compile error message, or undefined. */
+  check(file: string): Promise<string | undefined>;
+  /** Frees isolates and caches. */
+  close(): Promise<void>;
+}
+
+/** What a runtime knows of the app it serves. */
+export interface RuntimeScope {
+  /** The tenant's name; '' in single-app mode. */
+  readonly name: string;
+  /** The app directory. */
+  readonly dir: string;
+  readonly limits: Limits;
+  /** The app's log (its tenant is on every record). */
+  readonly log: Logger;
+}
+
+export type RuntimeFactory = (scope: RuntimeScope) => HandlerRuntime;

@@ -1,0 +1,46 @@
+// `svc.delegate()`: the default handler completes the response; `svc.member()`/`svc.collection()`
+// afterwards read what it served.
+
+import { complete } from '../../exchange/complete.ts';
+import { runDefault, type DelegateResult } from '../../handler/default-handler.ts';
+import { applyHead, assertOpen, checkHead, GuestError, isRecord, malformed, type Op } from '../guest.ts';
+
+export const delegate: Op = async (call, payload) => {
+  const ex = call.ex;
+  if (call.delegated) throw new GuestError('svc.delegate(): delegate() already completed this response');
+  assertOpen(call, 'svc.delegate()');
+  if (!isRecord(payload)) throw malformed('delegate');
+  applyHead(ex, checkHead(payload.head));
+  if (payload.params !== undefined) {
+    if (!Array.isArray(payload.params) || !payload.params.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && typeof p[1] === 'string')) {
+      throw malformed('params');
+    }
+    ex.params.clear();
+    for (const [k, v] of payload.params as [string, string][]) ex.params.set(k, v);
+  }
+  if (payload.body !== undefined) {
+    if (payload.body !== null && !isRecord(payload.body)) throw malformed('body');
+    ex.body = payload.body === null ? undefined : payload.body;
+  }
+  let result: DelegateResult = {};
+  call.delegated = result;
+  // The default handler's errors are its response: completed here, so that delegate() returns complete.
+  try {
+    result = await runDefault(ex, { collect: true });
+    complete(ex);
+  } catch (err) {
+    complete(ex, err);
+  }
+  call.delegated = result;
+  return {
+    status: ex.res.status,
+    headers: [...ex.res.headers],
+    member: result.member !== undefined,
+    collection: result.collection !== undefined,
+  };
+};
+
+export const resource: Op = (call, payload) => {
+  if (!isRecord(payload) || (payload.which !== 'member' && payload.which !== 'collection')) throw malformed('resource');
+  return call.delegated?.[payload.which] ?? null;
+};
