@@ -1,4 +1,4 @@
-// The in-isolate half of the handler runtime API (SPEC §8); src/sandbox/bridge.ts is the host half.
+// The in-isolate half of the handler runtime API (README "Handlers"); src/sandbox/bridge.ts is the host half.
 //
 // Evaluated once per isolate as the body of a function (isolated-vm's `context.evalClosure`):
 //   $0  a Reference to the host call `(op, payload, text, token) => reply`, used through
@@ -179,7 +179,7 @@ function scalarText(value, what) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The request being served, and the context keys of SPEC §8.
+// The request being served, and the context keys of README "Handlers".
 
 let current = null;
 
@@ -531,7 +531,7 @@ const svc = freeze({
 });
 
 // ---------------------------------------------------------------------------------------------
-// Dispatch of the three handler forms (SPEC §8).
+// Dispatch of the three handler forms (README "Handlers").
 
 const handlers = new Map();
 

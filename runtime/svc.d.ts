@@ -1,4 +1,4 @@
-// The handler runtime API (SPEC §8) as handler authors see it: every global a handler script can use.
+// The handler runtime API (README "Handlers") as handler authors see it: every global a handler script can use.
 //
 // Add this file to a handler project's tsconfig ("include": ["resources/**/*.ts", "<svc>/runtime/svc.d.ts"],
 // "types": [], "lib": ["es2024"]) and an editor completes svc., zget, zput and the context keys.
@@ -18,7 +18,7 @@ interface SvcMember {
 /** Event names, as `zget('/event/_name')` returns them. */
 type SvcEventName = 'list' | 'putCollection' | 'create' | 'deleteCollection' | 'retrieve' | 'update' | 'postMember' | 'delete';
 
-/** The context keys of SPEC §8 and the type each holds (`undefined` when not set). */
+/** The context keys of README "Handlers" and the type each holds (`undefined` when not set). */
 interface SvcContextKeys {
   /** The HTTP method as sent (`HEAD` for a HEAD request). Read-only. */
   '/request/method': string;
@@ -47,7 +47,7 @@ interface SvcContextKeys {
 /** `/request/params/<name>` (first value; `<collection>Id` holds the member id), `/request/headers/in|out/<name>` (lower-case names). */
 type SvcStringKey = `/request/params/${string}` | `/request/headers/in/${string}` | `/request/headers/out/${string}`;
 
-/** Context keys: the table of SPEC §8, parameters and headers, and keys of your own (not under /request/ or /event/). */
+/** Context keys: the table of README "Handlers", parameters and headers, and keys of your own (not under /request/ or /event/). */
 type SvcKey = keyof SvcContextKeys | SvcStringKey | (string & {});
 
 type SvcValue<K> = K extends keyof SvcContextKeys ? SvcContextKeys[K] : K extends SvcStringKey ? string : SvcJson;

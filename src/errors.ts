@@ -1,6 +1,6 @@
 // The error catalogue: every error the server produces, with its stable code, status and title.
 // Codes are never reused; a retired code stays here, marked retired. The README reproduces this
-// table (test/errors-catalogue.test.ts keeps the two in step).
+// table (test/unit/readme.test.ts keeps the two in step; `node scripts/sync-readme.ts` rewrites it).
 
 export interface CatalogueEntry {
   readonly status: number;

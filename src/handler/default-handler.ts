@@ -1,4 +1,4 @@
-// The default handler (SPEC §5, §6): each event becomes store calls and one representation.
+// The default handler (README "The default handler", "Collection queries"): each event becomes store calls and one representation.
 
 import { SvcError } from '../errors.ts';
 import { parseQuery } from '../model/query.ts';

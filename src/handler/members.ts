@@ -19,7 +19,7 @@ export function nextUpdated(previous?: string): string {
   return new Date(now > prev ? now : prev + 1).toISOString();
 }
 
-/** Strong entity tag of a member, derived from `updated` (SPEC §5). */
+/** Strong entity tag of a member, derived from `updated` (README "The default handler"). */
 export function etagOf(member: Member): string {
   return `"${Date.parse(member.updated).toString(36)}"`;
 }

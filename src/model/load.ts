@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { DEFAULT_MAX_LENGTH, FIELD_OPTIONS, FIELD_TYPES, type FieldDef, type Model } from './types.ts';
 import { parseValue } from './values.ts';
 
-/** Collection (and model) names: SPEC §4. `types` is taken by the type metadata endpoint. */
+/** Collection (and model) names: README "REST reference". `types` is taken by the type metadata endpoint. */
 export const COLLECTION_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 /** Field names are identifiers without `__`, which separates a field from its query condition. */
 export const FIELD_NAME = /^(?!.*__)[A-Za-z_][A-Za-z0-9_]*$/;

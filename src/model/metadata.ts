@@ -1,4 +1,4 @@
-// The type metadata record of SPEC §3 (`GET /resources/types[/<name>]`).
+// The type metadata record of README "Models" (`GET /resources/types[/<name>]`).
 
 import type { Model } from './types.ts';
 

@@ -1,4 +1,4 @@
-// Collection query parsing (SPEC §6): parameters in, a typed Query out, or one 400 naming each bad parameter.
+// Collection query parsing (README "Collection queries"): parameters in, a typed Query out, or one 400 naming each bad parameter.
 
 import { validationError, type FieldError } from '../errors.ts';
 import { CONDITIONS, type Condition, type FieldDef, type FieldType, type Filter, type Model, type Order, type Query, type Value } from './types.ts';

@@ -51,7 +51,7 @@ export type Member = { id: number; updated: string; [field: string]: Value };
 /** Member data to write: declared fields only, canonical values, absent fields left out. */
 export type MemberData = Record<string, Value>;
 
-/** Filter conditions of SPEC §6, as data. */
+/** Filter conditions of README "Collection queries", as data. */
 export const CONDITIONS = [
   'exact', 'iexact', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith',
   'gt', 'gte', 'lt', 'lte', 'ne', 'in', 'range', 'isnull', 'year', 'month', 'day',

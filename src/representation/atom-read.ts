@@ -1,4 +1,4 @@
-// Reading an Atom entry body (SPEC §7): the XOXO <dl> of its content, as raw field strings.
+// Reading an Atom entry body (README "Representations"): the XOXO <dl> of its content, as raw field strings.
 
 import { SvcError } from '../errors.ts';
 import { ATOM_NS, XHTML_NS } from './atom-ns.ts';
@@ -9,7 +9,7 @@ import { readXml, XmlError, type XmlElement, type XmlHandler } from './xml-reade
  * `atom:content type="xhtml"`. The rendered form wraps the dl in `<div><ol class="xoxo"><li>`;
  * those wrappers are not required, so a hand-written entry may put the dl straight in the div.
  * Other Atom elements (title, id, links, …) are ignored: the dl is the member. Values are not
- * typed here: the model validator does that (SPEC §3). Throws SvcError `invalid-atom`.
+ * typed here: the model validator does that (README "Models"). Throws SvcError `invalid-atom`.
  */
 export function readAtomEntry(body: string): Record<string, string> {
   const reader = new EntryReader();

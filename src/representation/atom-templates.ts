@@ -1,4 +1,4 @@
-// Atom customisation (SPEC §7): the calculated_fields templates of a model, checked and precompiled.
+// Atom customisation (README "Representations"): the calculated_fields templates of a model, checked and precompiled.
 
 import type { Member, Model } from '../model/types.ts';
 import { valueText } from '../model/values.ts';
@@ -56,7 +56,7 @@ function fieldText(m: Member, field: string): string {
   return v === undefined || v === null ? '' : escapeXml(valueText(v));
 }
 
-/** A model's templates, compiled; absent keys fall back to the SPEC §7 defaults. */
+/** A model's templates, compiled; absent keys fall back to the README "Representations" defaults. */
 export interface AtomTemplates {
   /** feed/title, escaped. */
   readonly feedTitle: string;
@@ -114,7 +114,7 @@ function build(model: Model): AtomTemplates {
 /**
  * What is wrong with a model's Atom customisation, one message per problem: unknown keys,
  * values that are not strings, and templates that reference fields the model does not have.
- * The model loader rejects a model with any (SPEC §3: reported when the model loads).
+ * The model loader rejects a model with any (README "Models": reported when the model loads).
  */
 export function templateErrors(model: Model): string[] {
   const errors: string[] = [];

@@ -1,4 +1,4 @@
-// The Atom representation (SPEC §7, RFC 4287): a list is a feed, a member an entry with XOXO content.
+// The Atom representation (README "Representations", RFC 4287): a list is a feed, a member an entry with XOXO content.
 
 import type { Member, Model } from '../model/types.ts';
 import { valueText } from '../model/values.ts';
@@ -49,7 +49,7 @@ function entry(shape: EntryShape, collectionUrl: string, m: Member): string {
   out += shape.contentHead;
   for (const [name, dt] of shape.fields) {
     const v = m[name];
-    // Absent fields have no key (SPEC §5): they get no dt/dd at all, unlike an empty string.
+    // Absent fields have no key (README "The default handler"): they get no dt/dd at all, unlike an empty string.
     if (v === undefined || v === null) continue;
     out += `${dt}${escapeXml(valueText(v))}</dd>`;
   }
@@ -59,7 +59,7 @@ function entry(shape: EntryShape, collectionUrl: string, m: Member): string {
 function feedHead(ctx: RenderContext): string {
   const url = escapeXml(ctx.collectionUrl);
   const t = templatesOf(ctx.model);
-  // rel="self" as RFC 4287 §4.1.1 recommends; the plain link is SPEC §7's feed/link (alternate).
+  // rel="self" as RFC 4287 §4.1.1 recommends; the plain link is README "Representations"'s feed/link (alternate).
   let out = `${DECLARATION}<feed xmlns="${ATOM_NS}"><title>${t.feedTitle}</title><link href="${url}?format_as=atom"/><link rel="self" href="${url}?format_as=atom"/>`;
   for (const rel of PAGING_RELS) {
     const href = ctx.links?.[rel];

@@ -1,4 +1,4 @@
-// Representation selection (SPEC §7): a pure function of `format_as`, `Accept` and what is available.
+// Representation selection (README "Representations"): a pure function of `format_as`, `Accept` and what is available.
 
 import { SvcError } from '../errors.ts';
 import type { Representation } from './representation.ts';

@@ -1,6 +1,6 @@
 // A strict, non-validating XML 1.0 + Namespaces reader for untrusted bodies: no DTD, no entities.
 //
-// Why not a general-purpose parser: request bodies are hostile input (SPEC §12), and what a
+// Why not a general-purpose parser: request bodies are hostile input (README "Limits"), and what a
 // body may be here is narrow. This reader rejects a DOCTYPE outright (so no entity can ever be
 // declared, let alone expanded: no billion laughs, no external entities), accepts only the five
 // predefined entities and numeric character references, bounds nesting depth and attribute

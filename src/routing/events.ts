@@ -1,4 +1,4 @@
-// Method → event mapping of SPEC §4, as data.
+// Method → event mapping of README "REST reference", as data.
 
 export const EVENTS = ['list', 'putCollection', 'create', 'deleteCollection', 'retrieve', 'update', 'postMember', 'delete'] as const;
 export type EventName = (typeof EVENTS)[number];

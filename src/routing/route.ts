@@ -1,4 +1,4 @@
-// The URL convention of SPEC §4 as a pure function: path and method in, a target or an error out.
+// The URL convention of README "REST reference" as a pure function: path and method in, a target or an error out.
 
 import { SvcError } from '../errors.ts';
 import { COLLECTION_NAME } from '../model/load.ts';
@@ -22,7 +22,7 @@ export function route(method: string, path: string): Route {
     return { kind: 'health' };
   }
   if (!path.startsWith('/resources/')) throw notFound(path);
-  // A trailing slash (an empty last segment) is 404 and never redirected (SPEC §4).
+  // A trailing slash (an empty last segment) is 404 and never redirected (README "REST reference").
   const segments = path.slice('/resources/'.length).split('/');
   if (segments.some((s) => s === '')) throw notFound(path);
   const [collection, id, ...rest] = segments as [string, ...string[]];

@@ -1,4 +1,4 @@
-// Reading a request body within the size limit (SPEC §12: over it, 413).
+// Reading a request body within the size limit (README "Limits": over it, 413).
 
 import type { IncomingMessage } from 'node:http';
 import { SvcError } from '../errors.ts';

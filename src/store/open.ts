@@ -1,4 +1,4 @@
-// Opening a store from its URI (SPEC §2).
+// Opening a store from its URI (README "Configuration").
 
 import type { Store } from './store.ts';
 

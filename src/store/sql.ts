@@ -132,7 +132,7 @@ function datePart(start: number): Translate {
   };
 }
 
-/** How each condition of SPEC §6 reads in SQL; `col` is the quoted column. */
+/** How each condition of README "Collection queries" reads in SQL; `col` is the quoted column. */
 const CONDITION_SQL: Record<Condition, Translate> = {
   exact: (col, value) => {
     const v = one(value);

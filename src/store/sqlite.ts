@@ -1,4 +1,4 @@
-// The embedded store (SPEC §9): one SQLite database per app through Node's built-in node:sqlite.
+// The embedded store (README "Storage"): one SQLite database per app through Node's built-in node:sqlite.
 
 import { mkdirSync } from 'node:fs';
 import { dirname, extname, join, basename } from 'node:path';
@@ -24,7 +24,7 @@ const SCHEMA_VERSION = 1;
  * Bookkeeping, created once per database. `svc_collections` maps a model name (case-sensitive,
  * as MongoDB's collection names are) to its table and keeps its member count, maintained by
  * triggers in the same transaction as every insert and delete, so an unfiltered count never
- * scans the table (SPEC §6). `svc_fields` maps each field to its column, chosen once and kept,
+ * scans the table (README "Collection queries"). `svc_fields` maps each field to its column, chosen once and kept,
  * because SQLite identifiers are case-insensitive while field names are not (`Name` ≠ `name`).
  */
 const BOOKKEEPING_SQL = `
@@ -60,7 +60,7 @@ const RESERVED_PREFIX = /^(sqlite_|svc_)/i;
 const decoder = new TextDecoder();
 
 /**
- * The database file of app `name` for a `sqlite:` store URI (SPEC §2): `sqlite::memory:` is a
+ * The database file of app `name` for a `sqlite:` store URI (README "Configuration"): `sqlite::memory:` is a
  * fresh in-memory database per call; `sqlite:<path>` is `<path>` for the single app (`name` ''),
  * and `<dir>/<stem>.<name><ext>` beside it for tenant `name` (`data/svc.sqlite` → `data/svc.acme.sqlite`).
  */

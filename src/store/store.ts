@@ -29,5 +29,3 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** Opens a store from a SPEC §2 store URI for one app; `name` distinguishes tenants. */
-export type StoreFactory = (uri: string, name: string) => Promise<Store>;
