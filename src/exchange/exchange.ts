@@ -8,7 +8,6 @@ import type { Store } from '../store/store.ts';
 import type { Limits } from './limits.ts';
 import type { Logger } from './log.ts';
 import type { ResponseSink } from './response.ts';
-import type { HandlerRuntime } from './runtime.ts';
 
 export interface Target {
   readonly collection: string;
@@ -17,17 +16,6 @@ export interface Target {
   /** Path info after the member id, with its leading `/`. */
   readonly pathInfo?: string;
   readonly event: EventName;
-}
-
-/** What the server needs of the app (tenant) a request is for. */
-export interface ServedApp {
-  /** The tenant's name; '' in single-app mode. */
-  readonly name: string;
-  readonly models: ModelRegistry;
-  readonly store: Store;
-  readonly runtime: HandlerRuntime;
-  /** The handler script of a collection, or undefined when HTTP access to it is off. */
-  handlerFile(collection: string): string | undefined;
 }
 
 export interface Exchange {

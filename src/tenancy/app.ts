@@ -2,7 +2,7 @@
 
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ServedApp } from '../exchange/exchange.ts';
+import type { ServedApp } from '../exchange/app.ts';
 import type { Limits } from '../exchange/limits.ts';
 import type { Logger } from '../exchange/log.ts';
 import type { HandlerRuntime, RuntimeFactory } from '../exchange/runtime.ts';
