@@ -59,6 +59,13 @@ export interface Exchange {
   readonly res: ResponseSink;
   /** Development mode: problems may carry handler messages and lines. */
   readonly dev: boolean;
+  /** What serving the request cost, for the request log and metrics. */
+  readonly usage: Usage;
+}
+
+export interface Usage {
+  /** CPU time handler code used in its isolate, in milliseconds. */
+  handlerCpuMs: number;
 }
 
 export function collectionUrl(ex: Pick<Exchange, 'origin' | 'target'>): string {

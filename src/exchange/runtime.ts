@@ -12,6 +12,8 @@ export interface HandlerRuntime {
   serve(ex: Exchange): Promise<void>;
   /** Compiles `file` as it is now; resolves to the compile error message, or undefined. */
   check(file: string): Promise<string | undefined>;
+  /** Isolates alive now (for metrics); 0 for a runtime without any. */
+  isolates(): number;
   /** Frees isolates and caches. */
   close(): Promise<void>;
 }

@@ -11,5 +11,8 @@ export const directRuntime: HandlerRuntime = {
   async check() {
     return undefined;
   },
+  isolates() {
+    return 0;
+  },
   async close() {},
 };

@@ -17,6 +17,8 @@ export class HttpResponse implements ResponseSink {
   #ended = false;
   /** Bytes of body written so far. */
   written = 0;
+  /** The code of the problem this response carries, when it is one (for the request log and metrics). */
+  problem: string | undefined;
 
   /** How long a write may wait for the client to read, in milliseconds; then the connection is cut. */
   readonly #stallMs: number;
@@ -120,8 +122,11 @@ export class HttpResponse implements ResponseSink {
     if (!this.#req.complete) this.headers.set('connection', 'close');
     for (const [k, v] of Object.entries(headers ?? {})) this.setHeader(k, v);
     this.status = problem.status;
+    this.problem = problem.code;
     this.headers.set('content-type', 'application/problem+json');
-    this.end(JSON.stringify(problem));
+    // The request id in the body too, so that a user reporting a problem quotes the log's key.
+    const requestId = this.headers.get('x-request-id');
+    this.end(JSON.stringify(requestId === undefined ? problem : { ...problem, requestId }));
   }
 
   /** Closes the connection without completing the response. */

@@ -263,6 +263,11 @@ class SqliteStore implements Store {
     });
   }
 
+  async ping(): Promise<void> {
+    if (this.#closed) throw new Error('the store is closed');
+    this.#db.prepare('SELECT 1').get();
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#commit();

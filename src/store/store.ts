@@ -26,6 +26,8 @@ export interface Store {
   replace(model: Model, id: number, data: MemberData, updated: string, ifUpdated?: string): Promise<WriteResult<Member>>;
   /** Deletes member `id`; with `ifUpdated`, only while the stored `updated` still equals it. */
   delete(model: Model, id: number, ifUpdated?: string): Promise<WriteResult<void>>;
+  /** Resolves when the store can serve (`/readyz`); rejects, quickly, when it cannot be reached. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

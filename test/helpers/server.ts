@@ -22,6 +22,7 @@ export interface StartOptions {
   dev?: boolean;
   publicUrl?: string;
   limits?: Partial<Limits>;
+  tenantConcurrency?: number;
   /** The handler runtime; default the sandbox. */
   runtime?: RuntimeFactory;
   /** Where log records go; default text lines on standard error. */
@@ -42,6 +43,10 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     store: opts.store ?? 'sqlite::memory:',
     dev: opts.dev ?? false,
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
+    workers: 1,
+    tenantConcurrency: opts.tenantConcurrency ?? 64,
+    logFormat: 'text',
+    logLevel: 'info',
     limits: resolveLimits(opts.limits),
   };
   const running = await start(config, { ...(opts.runtime ? { runtime: opts.runtime } : {}), ...(opts.log ? { log: opts.log } : {}) });

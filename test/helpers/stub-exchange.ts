@@ -73,5 +73,6 @@ export function stubExchange(o: StubExchangeOptions): Exchange {
     representation: json,
     res: stubSink(),
     dev: false,
+    usage: { handlerCpuMs: 0 },
   };
 }

@@ -93,6 +93,7 @@ t.test('shutdown finishes in-flight requests and refuses new ones', async (t) =>
     async check() {
       return undefined;
     },
+    isolates: () => 0,
     async close() {},
   };
   const server = await startServer({ appDir: app.dir, runtime: () => slow });

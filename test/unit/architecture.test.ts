@@ -21,6 +21,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   server: ['errors', 'model', 'routing', 'representation', 'store', 'exchange'],
   config: ['exchange'],
   tenancy: ['errors', 'model', 'store', 'exchange', 'config'],
+  cluster: ['exchange'],
   main: ['*'],
   cli: ['*'],
 };
