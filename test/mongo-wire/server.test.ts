@@ -1,6 +1,5 @@
 // The in-process MongoDB test server, driven by the real `mongodb` driver end to end.
 
-import { once } from 'node:events';
 import { connect } from 'node:net';
 import { BSON } from 'bson';
 import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerError, MongoServerSelectionError, type ServerDescriptionChangedEvent } from 'mongodb';
@@ -100,21 +99,20 @@ t.test('an unknown command is CommandNotFound (59)', async (t) => {
   t.match(error, { code: 59, codeName: 'CommandNotFound', message: "no such command: 'frobnicate'" });
 });
 
-t.test('OP_MSG with a document sequence and a checksum', async (t) => {
-  // The driver sets neither checksumPresent nor sends raw sections by hand: build the message here.
-  const body = Buffer.from(BSON.serialize({ insert: 'raw', $db: 'wire' }));
-  const docs = [{ _id: 1 }, { _id: 2 }].map((d) => Buffer.from(BSON.serialize(d)));
-  const name = Buffer.from('documents\0');
-  const sequence = Buffer.concat([Buffer.from([1]), int32(4 + name.length + docs[0].length + docs[1].length), name, ...docs]);
-  const payload = Buffer.concat([int32(1 /* checksumPresent */), Buffer.from([0]), body, sequence, int32(0 /* CRC-32C, not verified */)]);
-  const message = Buffer.concat([int32(16 + payload.length), int32(7), int32(0), int32(2013), payload]);
-
+t.test('OP_MSG: a document sequence, a checksum, moreToCome, two messages in one write', async (t) => {
+  // The driver never sets checksumPresent: build the messages here. The first asks for no reply.
+  const insert = opMsg(7, 1 /* checksumPresent */ | 2 /* moreToCome */, { insert: 'raw', $db: 'wire' }, ['documents', [{ _id: 1 }, { _id: 2 }]]);
+  const ping = opMsg(8, 0, { ping: 1, $db: 'admin' });
   const socket = connect(server.port, '127.0.0.1');
   t.teardown(() => socket.destroy());
-  socket.write(message);
-  const [reply] = (await once(socket, 'data')) as [Buffer];
-  t.equal(reply.readInt32LE(8), 7, 'responseTo');
-  t.same(BSON.deserialize(reply.subarray(21)), { n: 2, ok: 1 });
+  const reply = new Promise<Buffer>((resolve, reject) => {
+    socket.once('data', resolve);
+    socket.once('close', () => reject(new Error('the server closed the connection')));
+  });
+  socket.write(Buffer.concat([insert, ping]));
+  const first = await reply;
+  t.equal(first.readInt32LE(8), 8, 'the first reply answers the ping');
+  t.same(BSON.deserialize(first.subarray(21, first.readInt32LE(0))), { ok: 1 });
   t.same(server.documents('wire', 'raw'), [{ _id: 1 }, { _id: 2 }]);
 });
 
@@ -151,6 +149,19 @@ t.test('the database goes away and comes back on the same port', async (t) => {
   await flaky.close();
   t.match(await ended, { db: 'admin' }, 'sessions ended on close');
 });
+
+/** An OP_MSG: a kind 0 body, an optional kind 1 sequence, and a (zero, unverified) CRC-32C when flagged. */
+function opMsg(requestId: number, flags: number, body: object, sequence?: [string, object[]]): Buffer {
+  const sections: Uint8Array[] = [Buffer.from([0]), BSON.serialize(body)];
+  if (sequence) {
+    const name = Buffer.from(`${sequence[0]}\0`);
+    const docs = sequence[1].map((d) => Buffer.from(BSON.serialize(d)));
+    sections.push(Buffer.from([1]), int32(4 + name.length + docs.reduce((n, d) => n + d.length, 0)), name, ...docs);
+  }
+  if (flags & 1) sections.push(int32(0));
+  const payload = Buffer.concat([int32(flags), ...sections]);
+  return Buffer.concat([int32(16 + payload.length), int32(requestId), int32(0), int32(2013), payload]);
+}
 
 function int32(n: number): Buffer {
   const b = Buffer.alloc(4);
