@@ -2,7 +2,15 @@
 
 import { connect } from 'node:net';
 import { BSON } from 'bson';
-import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerError, MongoServerSelectionError, type ServerDescriptionChangedEvent } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  MongoClient,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+  ObjectId,
+  type ServerDescriptionChangedEvent,
+} from 'mongodb';
 import t from 'tap';
 import { startMongoWireServer, type CommandRecord } from './server.ts';
 
@@ -53,6 +61,11 @@ t.test('updateOne, replaceOne, updateMany and deleteOne change only what the fil
     { _id: 4, name: 'd' },
   ]);
   t.match(sent('writes').find((c) => c.name === 'update')?.command.updates, [{ q: { name: 'b' }, u: { $set: { n: 20 } } }]);
+
+  const other = client.db('writes').collection<{ name: string; n: number }>('others');
+  const { upsertedId } = await other.replaceOne({ name: 'e' }, { name: 'e', n: 5 }, { upsert: true });
+  t.ok(upsertedId instanceof ObjectId, 'an upserted replacement gets a new ObjectId');
+  t.same(server.documents('writes', 'others'), [{ _id: upsertedId, name: 'e', n: 5 }]);
 });
 
 t.test('findOneAndUpdate with $inc and upsert is a counter', async (t) => {

@@ -119,6 +119,7 @@ export class MongoWireServer extends EventEmitter<{ command: [CommandRecord] }> 
         const message = pending.subarray(0, pending.readInt32LE(0));
         pending = pending.subarray(message.length);
         try {
+          if (message.length < 16) throw new Error(`message length ${message.length}`);
           const reply = this.#message(message, connectionId);
           if (reply) socket.write(reply);
         } catch {
@@ -135,6 +136,7 @@ export class MongoWireServer extends EventEmitter<{ command: [CommandRecord] }> 
       const flags = message.readUInt32LE(16);
       const command = parseOpMsg(message, flags);
       const reply = this.#run(command, String(command.$db), connectionId);
+      // flagBits (uint32) = 0, then one kind 0 section
       return flags & MORE_TO_COME ? undefined : frame(OP_MSG, requestId, [Buffer.alloc(5), BSON.serialize(reply)]);
     }
     if (opCode === OP_QUERY) {
@@ -210,6 +212,13 @@ function frame(opCode: number, responseTo: number, parts: Uint8Array[]): Buffer 
 
 // ---- data
 
+/** What one update statement did: the matched documents, their new versions, or the one upserted. */
+interface Updated {
+  readonly before: Document[];
+  readonly after: Document[];
+  readonly upserted?: Document;
+}
+
 interface Collection {
   /** Documents by _id key, in insertion order (the natural order). Stored documents are never mutated. */
   readonly docs: Map<string, Document>;
@@ -239,17 +248,19 @@ class Memory {
 
   /** Stores a new document (an _id is added first when absent), or throws E11000 for a duplicate _id. */
   insert(ns: string, coll: Collection, doc: Document): Document {
-    const stored = doc._id === undefined ? { _id: new ObjectId(), ...doc } : doc;
+    const { _id = new ObjectId(), ...fields } = doc;
+    const stored = { _id, ...fields };
     const key = keyOf(stored._id);
     if (coll.docs.has(key)) {
-      throw new CommandError(11000, 'DuplicateKey', `E11000 duplicate key error collection: ${ns} index: _id_ dup key: { _id: ${EJSON.stringify(stored._id)} }`);
+      const dup = `{ _id: ${EJSON.stringify(stored._id)} }`;
+      throw new CommandError(11000, 'DuplicateKey', `E11000 duplicate key error collection: ${ns} index: _id_ dup key: ${dup}`);
     }
     coll.docs.set(key, stored);
     return stored;
   }
 
   /** One update statement, as `update` and `findAndModify` share it. */
-  update(ns: string, coll: Collection, q: Document, u: Document | Document[], o: Document): { before: Document[]; after: Document[]; upserted?: Document } {
+  update(ns: string, coll: Collection, q: Document, u: Document | Document[], o: Document): Updated {
     const before = select(coll, q, { sort: o.sort, limit: o.multi ? 0 : 1, collation: o.collation });
     if (before.length === 0 && o.upsert) {
       // Operator updates start from the query's equalities; a replacement only takes its _id.
@@ -332,7 +343,8 @@ const COMMANDS: Record<string, (m: Memory, db: string, cmd: Document) => Documen
     const ids: number[] = cmd.cursors.map(Number);
     const killed = ids.filter((id) => m.cursors.delete(id));
     const notFound = ids.filter((id) => !killed.includes(id));
-    return { cursorsKilled: killed.map((id) => Long.fromNumber(id)), cursorsNotFound: notFound.map((id) => Long.fromNumber(id)), cursorsAlive: [], cursorsUnknown: [] };
+    const longs = (list: number[]) => list.map((id) => Long.fromNumber(id));
+    return { cursorsKilled: longs(killed), cursorsNotFound: longs(notFound), cursorsAlive: [], cursorsUnknown: [] };
   },
 
   insert(m, db, cmd) {
@@ -373,7 +385,8 @@ const COMMANDS: Record<string, (m: Memory, db: string, cmd: Document) => Documen
       if (doc) coll.docs.delete(keyOf(doc._id));
       return { lastErrorObject: { n: doc ? 1 : 0 }, value: project(doc, fields) };
     }
-    const { before, after, upserted } = m.update(ns, coll, query, cmd.update, { sort, upsert: cmd.upsert, arrayFilters: cmd.arrayFilters, collation });
+    const { upsert, arrayFilters } = cmd;
+    const { before, after, upserted } = m.update(ns, coll, query, cmd.update, { sort, upsert, arrayFilters, collation });
     const lastErrorObject = { n: after.length, updatedExisting: before.length > 0, ...(upserted ? { upserted: upserted._id } : {}) };
     return { lastErrorObject, value: project(cmd.new ? after[0] : before[0], fields) };
   },
@@ -407,7 +420,8 @@ const COMMANDS: Record<string, (m: Memory, db: string, cmd: Document) => Documen
   listIndexes(m, db, cmd) {
     const coll = m.collection(db, cmd.listIndexes);
     if (!coll) throw new CommandError(26, 'NamespaceNotFound', `ns does not exist: ${db}.${cmd.listIndexes}`);
-    return m.cursor(`${db}.$cmd.listIndexes.${cmd.listIndexes}`, [{ v: 2, key: { _id: 1 }, name: '_id_' }, ...coll.indexes], cmd.cursor?.batchSize);
+    const indexes = [{ v: 2, key: { _id: 1 }, name: '_id_' }, ...coll.indexes];
+    return m.cursor(`${db}.$cmd.listIndexes.${cmd.listIndexes}`, indexes, cmd.cursor?.batchSize);
   },
 
   listCollections(m, db, cmd) {
@@ -511,7 +525,8 @@ function seedFrom(q: Document): Document {
 }
 
 function isOperators(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && Object.keys(value)[0]?.startsWith('$') === true;
+  const plain = value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+  return plain && Object.keys(value)[0]?.startsWith('$') === true;
 }
 
 /** The identity of an _id value: equal BSON values give equal keys. */
