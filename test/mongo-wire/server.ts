@@ -12,8 +12,9 @@
 // What only a real server can prove: that indexes are used (they are recorded, never used; only the
 // _id index is unique), write concerns and journaling, replica-set behaviour (elections, retryable
 // writes, transactions, change streams: this server presents itself as a standalone), authentication
-// (none), and mingo's known gaps: comparison across BSON type brackets (null vs. missing, numbers vs.
-// strings in $gt/$lt) and the sort order of arrays (MongoDB sorts by the smallest/largest element).
+// (none), and where mingo departs from MongoDB: comparison across BSON type brackets (null vs. missing,
+// numbers vs. strings; a spot check of $gt, $lt and $ne: null agreed in mingo 7.2) and the sort order
+// of arrays (MongoDB sorts by the smallest element ascending, the largest descending; mingo does not).
 //
 // Wire: OP_MSG (2013) with a kind 0 body and kind 1 document sequences; the checksumPresent flag is
 // honoured by skipping the trailing CRC-32C (not verified). The v7 driver opens every connection with
