@@ -27,7 +27,13 @@ export class Apps {
 
   async #open(name: string, dir: string, storeUri: string): Promise<App> {
     const store = await openStore(storeUri, name);
-    const app = new App(name, dir, store, this.#runtime, this.#config.limits, name === '' ? this.#log : this.#log.child({ tenant: name }));
+    let app: App;
+    try {
+      app = new App(name, dir, store, this.#runtime, this.#config.limits, name === '' ? this.#log : this.#log.child({ tenant: name }));
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
     this.#opened.add(app);
     return app;
   }
