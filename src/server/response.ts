@@ -5,7 +5,7 @@ import type { Problem } from '../errors.ts';
 import type { ResponseSink } from '../exchange/response.ts';
 
 /** Headers a problem keeps from what was prepared before it: the connection decision and the request id. */
-const KEPT_BY_PROBLEMS = ['connection', 'x-request-id'];
+const KEPT_BY_PROBLEMS = ['connection', 'x-request-id', 'access-control-allow-origin', 'access-control-expose-headers', 'vary'];
 
 export class HttpResponse implements ResponseSink {
   status = 200;
