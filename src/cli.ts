@@ -1,6 +1,7 @@
 // The command line: `svc serve` and `svc check` (README "Configuration"). Every flag has an environment variable.
 
 import cluster from 'node:cluster';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONFIG, type Config } from './config.ts';
@@ -192,7 +193,18 @@ export async function main(): Promise<void> {
   }
 }
 
+/** The app (or tenants) directory must exist before anything is opened: one line saying which flag to fix. */
+function requireDirectory(flag: string, dir: string, what: string): void {
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st) throw new Error(`${flag} ${dir}: no such directory (${what})`);
+  if (!st.isDirectory()) throw new Error(`${flag} ${dir}: not a directory (${what})`);
+}
+
 async function run(command: string, config: Config): Promise<void> {
+  if (command === 'serve' || command === 'check') {
+    if (command === 'serve' && config.tenants !== undefined) requireDirectory('--tenants', config.tenants, 'it holds one app directory per tenant');
+    else requireDirectory('--app', config.app, 'an app directory holds models/ and resources/');
+  }
   switch (command) {
     case 'serve':
       return serve(config);

@@ -109,6 +109,11 @@ export function statusTitle(status: number): string {
   return STATUS_TITLES[status] ?? (status >= 500 ? 'Internal Server Error' : status >= 400 ? 'Bad Request' : 'OK');
 }
 
+/** The reason phrase the status line carries, when it differs from Node's (RFC 9110 wording, as problem titles). */
+export function reasonPhrase(status: number): string | undefined {
+  return STATUS_TITLES[status];
+}
+
 const STATUS_TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
   406: 'Not Acceptable', 409: 'Conflict', 410: 'Gone', 412: 'Precondition Failed', 413: 'Content Too Large',

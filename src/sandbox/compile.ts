@@ -34,7 +34,7 @@ export type Artifact =
   | { readonly ok: false; readonly hash: string; readonly rel: string; readonly error: CompileError };
 
 /** Bump when the generated code changes shape, so that no stale cache entry is reused. */
-const COMPILER_VERSION = '1';
+const COMPILER_VERSION = '2';
 
 /** Extensions a handler may import, and esbuild's loader for each. */
 const LOADERS: Readonly<Record<string, esbuild.Loader>> = {
@@ -184,7 +184,11 @@ export class Compiler {
         outfile: join(appDir, '__svc_handler.js'),
         plugins: [guard],
         logLevel: 'silent',
-        tsconfigRaw: '{}',
+        // Imports stay as written, used or not: an unused `import fs from 'node:fs'` is refused
+        // like a used one instead of being dropped before the guard sees it.
+        tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
+        // No CommonJS: without this, esbuild answers `typeof require` with its shim ('function').
+        define: { require: 'undefined' },
         mainFields: [],
         conditions: [],
         charset: 'utf8',
