@@ -208,7 +208,9 @@ t.test('the image’s command serves from a production-only install', async (t) 
   const depsDir = join(depsRoot, workdir(deps!));
   mkdirSync(depsDir, { recursive: true });
   for (const c of copiesOf(deps!)) for (const s of c.sources) cpSync(join(ROOT, s), join(depsDir, c.dest, s));
-  const install = await runToEnd('npm', ['ci', '--omit=dev', '--ignore-scripts=false', '--no-audit', '--no-fund'], depsDir, { ...process.env, ...envOf(deps!), PATH });
+  // Without the npm_* variables of an enclosing `npm test` (its project, its Node's headers): a build starts clean.
+  const outside = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(npm_|INIT_CWD$)/i.test(k)));
+  const install = await runToEnd('npm', ['ci', '--omit=dev', '--ignore-scripts=false', '--no-audit', '--no-fund'], depsDir, { ...outside, ...envOf(deps!), PATH });
   t.equal(install.code, 0, 'npm ci --omit=dev');
   if (install.code !== 0) return t.comment(install.out);
   for (const dev of Object.keys(pkg.devDependencies)) t.notOk(existsSync(join(depsDir, 'node_modules', dev)), `dev dependency ${dev} is not installed`);
