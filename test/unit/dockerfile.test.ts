@@ -266,6 +266,7 @@ t.test('the image’s command serves from a production-only install', async (t) 
     const workers = Number(/, (\d+) workers/.exec(svc.output())?.[1] ?? 1);
     // Every worker checks the tenants and says so; then any of them may answer /readyz.
     await svc.waitFor(new RegExp(`(?:tenant directories in[^]*?){${workers}}`));
+    t.notMatch(svc.output(), /problem|not served/, 'every example tenant is valid');
     t.equal(await healthcheck((service.healthcheck.test as string[]).slice(1), new URL(svc.url).port), 0, 'compose’s healthcheck passes');
     t.equal((await call(svc.url, 'POST', '/resources/notes', 'acme.localhost', { title: 'from acme' })).status, 201);
     t.same(((await call(svc.url, 'GET', '/resources/notes', 'acme.localhost')).json as { title: string }[]).map((n) => n.title), ['from acme']);
