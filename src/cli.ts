@@ -1,6 +1,7 @@
 // The command line: `svc serve` and `svc check` (README "Configuration"). Every flag has an environment variable.
 
 import cluster from 'node:cluster';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONFIG, type Config } from './config.ts';
@@ -14,11 +15,11 @@ import { App } from './tenancy/app.ts';
 
 const USAGE = `usage:
   svc serve [--app DIR] [--tenants DIR] [--port N] [--host ADDR] [--store URI] [--public-url URL] [--dev]
-            [--workers N|auto] [--tenant-concurrency N] [--log-format text|json] [--log-level LEVEL] [limits]
+            [--cors ORIGINS] [--workers N|auto] [--tenant-concurrency N] [--log-format text|json] [--log-level LEVEL] [limits]
   svc check [--app DIR]
 
 limits: --max-body BYTES --max-url BYTES --request-timeout MS --cpu-limit MS --memory-limit MIB --max-output BYTES
-environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_WORKERS SVC_TENANT_CONCURRENCY
+environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_CORS SVC_WORKERS SVC_TENANT_CONCURRENCY
              SVC_LOG_FORMAT SVC_LOG_LEVEL SVC_MAX_BODY SVC_MAX_URL SVC_REQUEST_TIMEOUT SVC_CPU_LIMIT
              SVC_MEMORY_LIMIT SVC_MAX_OUTPUT`;
 
@@ -30,6 +31,7 @@ const OPTIONS = {
   host: { env: 'HOST' },
   store: { env: 'SVC_STORE' },
   'public-url': { env: 'SVC_PUBLIC_URL' },
+  cors: { env: 'SVC_CORS' },
   workers: { env: 'SVC_WORKERS' },
   'tenant-concurrency': { env: 'SVC_TENANT_CONCURRENCY' },
   'log-format': { env: 'SVC_LOG_FORMAT' },
@@ -75,6 +77,13 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
   if (publicUrl !== undefined && !/^https?:\/\/(?:[A-Za-z0-9_.{}-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(publicUrl)) {
     throw new UsageError(`--public-url must be an origin such as https://api.example.com or https://{tenant}.example.com (no path), not "${publicUrl}"`);
   }
+  const corsRaw = get('cors');
+  const cors = corsRaw?.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const o of cors ?? []) {
+    if (o !== '*' && !/^https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(o)) {
+      throw new UsageError(`--cors takes origins such as https://app.example.com (comma-separated) or *, not "${o}"`);
+    }
+  }
   const workersRaw = get('workers');
   const workers = workersRaw === undefined ? DEFAULT_CONFIG.workers : workersRaw === 'auto' ? autoWorkers() : integer('workers', workersRaw, 1);
   const concurrency = get('tenant-concurrency');
@@ -90,6 +99,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
     store: get('store') ?? DEFAULT_CONFIG.store,
     dev: values.dev === true || env.SVC_DEV === '1' || env.SVC_DEV === 'true',
     ...(publicUrl !== undefined ? { publicUrl } : {}),
+    ...(cors !== undefined && cors.length > 0 ? { cors } : {}),
     workers,
     tenantConcurrency: concurrency === undefined ? DEFAULT_CONFIG.tenantConcurrency : integer('tenant-concurrency', concurrency, 1),
     logFormat: logFormat as LogFormat,
@@ -183,7 +193,18 @@ export async function main(): Promise<void> {
   }
 }
 
+/** The app (or tenants) directory must exist before anything is opened: one line saying which flag to fix. */
+function requireDirectory(flag: string, dir: string, what: string): void {
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st) throw new Error(`${flag} ${dir}: no such directory (${what})`);
+  if (!st.isDirectory()) throw new Error(`${flag} ${dir}: not a directory (${what})`);
+}
+
 async function run(command: string, config: Config): Promise<void> {
+  if (command === 'serve' || command === 'check') {
+    if (command === 'serve' && config.tenants !== undefined) requireDirectory('--tenants', config.tenants, 'it holds one app directory per tenant');
+    else requireDirectory('--app', config.app, 'an app directory holds models/ and resources/');
+  }
   switch (command) {
     case 'serve':
       return serve(config);

@@ -24,6 +24,8 @@ export interface Config {
    * stands for the tenant's name. Unset: `http://` and the request's Host.
    */
   publicUrl?: string;
+  /** Origins browsers may call the API from (`*`: any); unset: CORS off (README "CORS"). */
+  cors?: readonly string[];
   /** Server processes on the port (README "Operations"); 1 serves in this process. Default 1. */
   workers: number;
   /** Requests one app may have in progress at once, per process; more are 503 `tenant-busy`. Default 64. */

@@ -30,6 +30,7 @@ export const CATALOGUE = {
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type', fix: 'Send Content-Type application/json or application/atom+xml.' },
   // 5xx: the server or the handler
   'internal-error': { status: 500, title: 'Internal Server Error', fix: 'A bug in the server: the log has the details.' },
+  'app-settings-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the app\'s svc.json as `detail` says (its JSON Schema is runtime/svc-settings.schema.json).' },
   'model-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the model file named in `detail` (run `svc check`).' },
   'handler-compile-error': { status: 500, title: 'Internal Server Error', fix: 'Fix the handler script so that it compiles (run `svc check`).' },
   'handler-error': { status: 500, title: 'Internal Server Error', fix: 'The handler threw: fix the handler script (development mode shows the message and line).' },
@@ -106,6 +107,11 @@ export class SvcError extends Error {
 /** HTTP reason phrases for statuses a handler may set itself (titles of handler-rendered problems). */
 export function statusTitle(status: number): string {
   return STATUS_TITLES[status] ?? (status >= 500 ? 'Internal Server Error' : status >= 400 ? 'Bad Request' : 'OK');
+}
+
+/** The reason phrase the status line carries, when it differs from Node's (RFC 9110 wording, as problem titles). */
+export function reasonPhrase(status: number): string | undefined {
+  return STATUS_TITLES[status];
 }
 
 const STATUS_TITLES: Record<number, string> = {

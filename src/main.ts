@@ -42,6 +42,7 @@ export async function start(config: Config, wiring: Wiring = {}): Promise<Runnin
     ready: () => apps.ready(),
     metrics,
     tenantConcurrency: config.tenantConcurrency,
+    ...(config.cors !== undefined ? { cors: config.cors } : {}),
     ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
   });
   await new Promise<void>((resolve, reject) => {

@@ -3,6 +3,7 @@
 import type { ModelRegistry } from '../model/registry.ts';
 import type { Store } from '../store/store.ts';
 import type { HandlerRuntime } from './runtime.ts';
+import type { AppSettings } from './settings.ts';
 
 /** What the server needs of the app (tenant) a request is for. */
 export interface ServedApp {
@@ -11,6 +12,8 @@ export interface ServedApp {
   readonly models: ModelRegistry;
   readonly store: Store;
   readonly runtime: HandlerRuntime;
+  /** Its `svc.json`: fetch origins, env values, and the limits of its requests. */
+  readonly settings: AppSettings;
   /** The handler script of a collection, or undefined when HTTP access to it is off. */
   handlerFile(collection: string): string | undefined;
 }

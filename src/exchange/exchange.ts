@@ -8,6 +8,7 @@ import type { Store } from '../store/store.ts';
 import type { Limits } from './limits.ts';
 import type { Logger } from './log.ts';
 import type { ResponseSink } from './response.ts';
+import type { AppSettings } from './settings.ts';
 
 export interface Target {
   readonly collection: string;
@@ -29,6 +30,8 @@ export interface Exchange {
   readonly store: Store;
   readonly models: ModelRegistry;
   readonly limits: Limits;
+  /** The app's settings (fetch origins, env values); `limits` are its limits. */
+  readonly settings: AppSettings;
   /** The collection's handler script. */
   readonly handler: string;
   readonly target: Target;

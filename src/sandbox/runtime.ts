@@ -2,7 +2,7 @@
 
 import { SvcError } from '../errors.ts';
 import type { HandlerRuntime, RuntimeFactory, RuntimeScope } from '../exchange/runtime.ts';
-import { runDefault } from '../handler/default-handler.ts';
+import { DEFAULT_HANDLER_EVENTS, runDefault } from '../handler/default-handler.ts';
 import { compileError, Compiler, warmUp } from './compile.ts';
 import { NotStarted, serveInSlot } from './dispatch.ts';
 import { Pool } from './isolate-pool.ts';
@@ -77,6 +77,11 @@ export function createSandboxRuntime(scope: RuntimeScope, options: SandboxOption
     async check(file) {
       const artifact = await compiler.get(file);
       return artifact.ok ? undefined : `${artifact.error.location ?? artifact.rel}: ${artifact.error.text}`;
+    },
+
+    async events(file) {
+      const artifact = await compiler.get(file);
+      return artifact.ok && artifact.delegateOnly ? DEFAULT_HANDLER_EVENTS : undefined;
     },
 
     isolates() {

@@ -12,6 +12,7 @@ import type { ResponseSink } from '../exchange/response.ts';
 import { typeMetadata } from '../model/metadata.ts';
 import { byMediaType, REPRESENTATIONS } from '../representation/index.ts';
 import { negotiate } from '../representation/negotiate.ts';
+import { allowHeader, EVENTS, isMemberEvent } from '../routing/events.ts';
 import { route, type OpsEndpoint } from '../routing/route.ts';
 import { readBody } from './body.ts';
 import type { Metrics } from './metrics.ts';
@@ -30,6 +31,8 @@ export interface ServerOptions {
   metrics: Metrics;
   /** Requests one app may have in progress at once; more are 503 `tenant-busy`. */
   tenantConcurrency: number;
+  /** Origins browsers may call from (`*` for any); unset: no CORS headers at all. */
+  cors?: readonly string[];
 }
 
 export interface SvcServer {
@@ -49,6 +52,24 @@ interface RequestState {
   usage: { handlerCpuMs: number };
   /** It counts toward its app's requests in progress. */
   holds: boolean;
+}
+
+/** Response headers a browser script may read (README "CORS"). */
+const CORS_EXPOSED = 'ETag, Location, Link, X-Total-Count, X-Request-Id, Retry-After';
+/** Request headers a preflight may ask for. */
+const CORS_REQUEST_HEADERS = new Set(['accept', 'content-type', 'if-match', 'if-none-match', 'x-request-id']);
+
+/** 204 for a CORS preflight: the methods served, the request headers allowed, for 10 minutes. */
+function answerPreflight(req: IncomingMessage, sink: ResponseSink, methods: string): void {
+  sink.setStatus(204);
+  if (sink.headers.has('access-control-allow-origin')) {
+    sink.setHeader('access-control-allow-methods', methods);
+    const asked = String(req.headers['access-control-request-headers'] ?? '').toLowerCase().split(',').map((h) => h.trim());
+    const allowed = asked.filter((h) => CORS_REQUEST_HEADERS.has(h));
+    if (allowed.length > 0) sink.setHeader('access-control-allow-headers', allowed.join(', '));
+    sink.setHeader('access-control-max-age', '600');
+  }
+  sink.end();
 }
 
 function firstValues(sp: URLSearchParams): Map<string, string> {
@@ -86,6 +107,14 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
   let closing = false;
   let idle: (() => void) | undefined;
 
+  const cors = opts.cors === undefined ? undefined : new Set(opts.cors);
+  /** The Access-Control-Allow-Origin for a request's Origin, or undefined when CORS does not allow it. */
+  const corsOrigin = (origin: string | undefined): string | undefined => {
+    if (cors === undefined || origin === undefined) return undefined;
+    if (cors.has('*')) return '*';
+    return cors.has(origin) ? origin : undefined;
+  };
+
   /** Requests in progress per app (tenant name; '' in single-app mode). */
   const busy = new Map<string, number>();
 
@@ -118,7 +147,10 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const q = target.indexOf('?');
     const pathname = q === -1 ? target : target.slice(0, q);
     const method = req.method ?? 'GET';
-    const r = route(method, pathname);
+    // A CORS preflight asks about a method; it is answered for the resource a GET would reach.
+    const preflight = method === 'OPTIONS' && cors !== undefined && req.headers['access-control-request-method'] !== undefined;
+    const r = route(preflight ? 'GET' : method, pathname);
+    if (preflight && r.kind !== 'resource') return answerPreflight(req, sink, 'GET, HEAD');
     if (r.kind === 'ops') return serveOps(r.name, ending.res as HttpResponse);
 
     // The Host header becomes part of absolute URLs (Location, Atom): only a plain host[:port] is trusted.
@@ -148,6 +180,13 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const model = app.models.get(r.collection);
     const handler = model && app.handlerFile(r.collection);
     if (!model || !handler) throw new SvcError('collection-not-found', `No collection "${r.collection}".`);
+    if (preflight) {
+      // The methods of this kind of target the handler serves: known for the one-line
+      // svc.delegate(), else every method the URL convention maps (the request may then be 405).
+      const events = (await app.runtime.events(handler)) ?? EVENTS;
+      const member = isMemberEvent(r.event);
+      return answerPreflight(req, sink, allowHeader(events.filter((e) => isMemberEvent(e) === member)));
+    }
     const log = opts.log.child({ requestId, tenant: app.name, collection: r.collection, event: r.event });
     ending.log = log;
 
@@ -176,7 +215,8 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       tenant: app.name,
       store: app.store,
       models: app.models,
-      limits,
+      limits: app.settings.limits,
+      settings: app.settings,
       handler,
       model,
       target: { collection: r.collection, event: r.event, ...(r.id !== undefined ? { id: r.id } : {}), ...(r.pathInfo !== undefined ? { pathInfo: r.pathInfo } : {}) },
@@ -212,6 +252,12 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       const sink = new HttpResponse(req, res, limits.requestTimeoutMs);
       sink.setHeader('x-request-id', requestId);
       if (closing) sink.setHeader('connection', 'close');
+      const allowOrigin = corsOrigin(req.headers.origin);
+      if (allowOrigin !== undefined) {
+        sink.setHeader('access-control-allow-origin', allowOrigin);
+        sink.setHeader('access-control-expose-headers', CORS_EXPOSED);
+        if (allowOrigin !== '*') sink.setHeader('vary', 'Origin');
+      }
       const ending = { res: sink, log: opts.log.child({ requestId }), dev };
       const state: RequestState = { bytesIn: 0, usage: { handlerCpuMs: 0 }, holds: false };
       // One record per request, when its response is complete or its connection gone.

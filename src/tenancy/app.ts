@@ -7,7 +7,9 @@ import type { Limits } from '../exchange/limits.ts';
 import type { Logger } from '../exchange/log.ts';
 import type { HandlerRuntime, RuntimeFactory } from '../exchange/runtime.ts';
 import { ModelRegistry } from '../model/registry.ts';
+import type { AppSettings } from '../exchange/settings.ts';
 import type { Store } from '../store/store.ts';
+import { loadSettings } from './settings.ts';
 
 export interface AppCheck {
   readonly models: number;
@@ -24,13 +26,16 @@ export class App implements ServedApp {
   readonly models: ModelRegistry;
   readonly store: Store;
   readonly runtime: HandlerRuntime;
+  readonly settings: AppSettings;
 
+  /** Throws SvcError `app-settings-invalid` for a bad `svc.json` (read once, when the app opens). */
   constructor(name: string, dir: string, store: Store, runtime: RuntimeFactory, limits: Limits, log: Logger) {
     this.name = name;
     this.dir = dir;
     this.store = store;
     this.models = new ModelRegistry(join(dir, 'models'), (message) => log.warn(message));
-    this.runtime = runtime({ name, dir, limits, log });
+    this.settings = loadSettings(dir, limits);
+    this.runtime = runtime({ name, dir, limits: this.settings.limits, log });
   }
 
   /**

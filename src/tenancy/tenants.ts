@@ -27,7 +27,13 @@ export class Apps {
 
   async #open(name: string, dir: string, storeUri: string): Promise<App> {
     const store = await openStore(storeUri, name);
-    const app = new App(name, dir, store, this.#runtime, this.#config.limits, name === '' ? this.#log : this.#log.child({ tenant: name }));
+    let app: App;
+    try {
+      app = new App(name, dir, store, this.#runtime, this.#config.limits, name === '' ? this.#log : this.#log.child({ tenant: name }));
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
     this.#opened.add(app);
     return app;
   }
@@ -87,7 +93,15 @@ export class Apps {
         }
         // Checked with a store of its own in memory: the tenant's data is opened on its first request.
         const log = this.#log.child({ tenant: d.name });
-        const app = new App(d.name, join(resolve(tenantsDir), d.name), await openStore('sqlite::memory:', d.name), this.#runtime, this.#config.limits, new Logger(() => {}));
+        const store = await openStore('sqlite::memory:', d.name);
+        let app: App;
+        try {
+          app = new App(d.name, join(resolve(tenantsDir), d.name), store, this.#runtime, this.#config.limits, new Logger(() => {}));
+        } catch (err) {
+          await store.close();
+          log.warn(`${d.name}: ${(err as Error).message}`);
+          continue;
+        }
         try {
           await this.#report(app, log);
         } finally {

@@ -23,6 +23,7 @@ export interface StartOptions {
   publicUrl?: string;
   limits?: Partial<Limits>;
   tenantConcurrency?: number;
+  cors?: string[];
   /** The handler runtime; default the sandbox. */
   runtime?: RuntimeFactory;
   /** Where log records go; default text lines on standard error. */
@@ -43,6 +44,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     store: opts.store ?? 'sqlite::memory:',
     dev: opts.dev ?? false,
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
+    ...(opts.cors ? { cors: opts.cors } : {}),
     workers: 1,
     tenantConcurrency: opts.tenantConcurrency ?? 64,
     logFormat: 'text',

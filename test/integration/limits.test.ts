@@ -94,6 +94,7 @@ t.test('shutdown finishes in-flight requests and refuses new ones', async (t) =>
       return undefined;
     },
     isolates: () => 0,
+    events: async () => undefined,
     async close() {},
   };
   const server = await startServer({ appDir: app.dir, runtime: () => slow });

@@ -114,6 +114,7 @@ t.test('an app with as many requests in progress as allowed gets 503 tenant-busy
       return undefined;
     },
     isolates: () => 0,
+    events: async () => undefined,
     async close() {},
   };
   const server = await appServer(t, NOTES, { tenantConcurrency: 1, runtime: () => holding });
