@@ -1,0 +1,2 @@
+// The whole handler: the default handler serves every event.
+svc.delegate();
