@@ -8,7 +8,7 @@ import { parseConfig } from '../../src/cli.ts';
 import { autoWorkers } from '../../src/cluster.ts';
 import { envOf, execForm, ofKind, readDockerfile } from '../helpers/dockerfile.ts';
 import { ROOT } from '../helpers/server.ts';
-import { parseYamlSubset } from '../helpers/yaml-subset.ts';
+import { parse as parseYaml } from 'yaml';
 
 interface Bind {
   type: string;
@@ -17,7 +17,7 @@ interface Bind {
   read_only?: string;
 }
 
-const compose = parseYamlSubset(readFileSync(join(ROOT, 'compose.yaml'), 'utf8')) as any;
+const compose = parseYaml(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'), { schema: 'failsafe' }) as any;
 const svc = compose.services.svc;
 const mongo = compose.services.mongo;
 const command = svc.command as string[];

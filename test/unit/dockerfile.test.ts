@@ -14,7 +14,7 @@ import { delimiter, dirname, join, relative } from 'node:path';
 import { copiesOf, dockerIgnored, envOf, execForm, ofKind, readDockerfile, type Stage } from '../helpers/dockerfile.ts';
 import { parseConfig } from '../../src/cli.ts';
 import { ROOT } from '../helpers/server.ts';
-import { parseYamlSubset } from '../helpers/yaml-subset.ts';
+import { parse as parseYaml } from 'yaml';
 
 const stages = readDockerfile(ROOT);
 const runtime = stages.at(-1)!;
@@ -22,7 +22,7 @@ const deps = stages.find((s) => s.name === 'deps');
 const ignored = dockerIgnored(ROOT);
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const NODE_24 = join(ROOT, 'node_modules/.bin/node');
-const compose = parseYamlSubset(readFileSync(join(ROOT, 'compose.yaml'), 'utf8')) as any;
+const compose = parseYaml(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'), { schema: 'failsafe' }) as any;
 
 /** Flags of compose's command that the CLI does not know yet (they land with the MongoDB store). */
 const pendingFlags = (compose.services.svc.command as string[]).filter((a) => {
