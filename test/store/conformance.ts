@@ -495,6 +495,20 @@ export function runStoreSuite(t: Test, { newStore }: StoreSuiteOptions): void {
     t.equal(await store.count(v4, []), 3);
   });
 
+  t.test('every operation prepares its model itself: ensure is never required', async (t) => {
+    const store = await open(t);
+    const fresh = makeModel('unprepared', { a: 'string' });
+    t.equal(await store.count(fresh, []), 0, 'count of a model never seen');
+    t.same(await ids(store, fresh, { order: order('a') }), [], 'list of a model never seen');
+    t.equal(await store.get(fresh, 1), null, 'get of a model never seen');
+    t.same(await store.delete(makeModel('untouched', {}), 1), { ok: false, reason: 'not-found' }, 'delete of a model never seen');
+    t.same(await store.insert(fresh, { a: 'x' }, stamp(1)), { id: 1, updated: stamp(1), a: 'x' });
+    const grown = makeModel('unprepared', { a: 'string', b: 'integer' });
+    t.same(await store.replace(grown, 1, { a: 'y', b: 2 }, stamp(2)), { ok: true, value: { id: 1, updated: stamp(2), a: 'y', b: 2 } }, 'a model that gained a field, used at once');
+    t.same(await ids(store, grown, { filters: [filter('b', 'gte', 2)], order: order('-b') }), [1]);
+    t.equal(await store.count(grown, [filter('b', 'exact', 2)]), 1);
+  });
+
   t.test('names that differ only in case are distinct', async (t) => {
     const store = await open(t);
     const lower = makeModel('things', { name: 'string' });

@@ -7,12 +7,13 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Member, Model, Query } from '../../src/model/types.ts';
-import { prefixSuccessor, quoteIdent, selectSql, countSql, type TableShape } from '../../src/store/sql.ts';
-import { openDatabase, openSqliteStore, sqlitePath } from '../../src/store/sqlite.ts';
+import { prefixSuccessor, quoteIdent, selectSql, countSql, type TableShape } from '../../src/store/sqlite/sql.ts';
+import { openDatabase, sqlitePath } from '../../src/store/sqlite/database.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { makeModel } from '../fixtures/models.ts';
 import { collect, filter, order, query, runStoreSuite } from './conformance.ts';
 
-const SQLITE_MODULE = fileURLToPath(new URL('../../src/store/sqlite.ts', import.meta.url));
+const SQLITE_MODULE = fileURLToPath(new URL('../../src/store/sqlite/sqlite-store.ts', import.meta.url));
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
 
 t.test('conformance: sqlite::memory:', async (t) => {
