@@ -1,4 +1,4 @@
-// Opening a store from its URI (README "Configuration").
+// Opening a store from its URI (README "Configuration"); each kind of store is loaded only when used.
 
 import type { Store } from './store.ts';
 
@@ -9,7 +9,8 @@ export async function openStore(uri: string, name: string): Promise<Store> {
     return openSqliteStore(uri, name);
   }
   if (uri.startsWith('mongodb://') || uri.startsWith('mongodb+srv://') || uri === 'mongodb-memory') {
-    throw new Error(`store ${uri.split('@').pop()}: the MongoDB store is not part of this version yet; use sqlite:<path>`);
+    const { openMongoStore } = await import('./mongodb/mongodb-store.ts');
+    return openMongoStore(uri, name);
   }
-  throw new Error(`unknown store URI "${uri}": use sqlite:<path>, sqlite::memory:, mongodb://… or mongodb-memory`);
+  throw new Error(`unknown store URI "${uri.replace(/\/\/[^@/?]*@/, '//…@')}": use sqlite:<path>, sqlite::memory:, mongodb://…, mongodb+srv://… or mongodb-memory`);
 }

@@ -46,7 +46,22 @@ export interface Store {
   replace(model: Model, id: number, data: MemberData, updated: string, ifUpdated?: string): Promise<WriteResult<Member>>;
   /** Deletes member `id`; with `ifUpdated`, only while the stored `updated` still equals it. */
   delete(model: Model, id: number, ifUpdated?: string): Promise<WriteResult<void>>;
+  /** Resolves when the store can answer now; rejects (store-unavailable) when it cannot, e.g. for a readiness check. */
+  ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Model objects are immutable (a changed file makes a new one), so a signature is computed once. */
+const signatures = new WeakMap<Model, string>();
+
+/** The declared fields' names and types: a store prepares a model again when this changes. */
+export function modelSignature(model: Model): string {
+  let sig = signatures.get(model);
+  if (sig === undefined) {
+    sig = model.declared.map((f) => `${f.name}:${f.type}`).join(',');
+    signatures.set(model, sig);
+  }
+  return sig;
 }
 
 /** Whether a member without a value for `filter.field` satisfies `filter` (see Store). */

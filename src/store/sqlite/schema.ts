@@ -4,6 +4,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { FieldType, Model } from '../../model/types.ts';
 import { columnsSql, quoteIdent, type TableShape } from './sql.ts';
 import type { Statements } from './statements.ts';
+import { modelSignature } from '../store.ts';
 
 /** Version of the bookkeeping tables below, in `PRAGMA user_version`. */
 const SCHEMA_VERSION = 1;
@@ -63,18 +64,6 @@ export interface Collection {
 /** A conditional write's SQL: the check and the write are one statement, so nothing changes in between. */
 export const IF_UPDATED = ' AND "updated" = ?';
 
-/** Model objects are immutable (a changed file makes a new one), so a signature is computed once. */
-const signatures = new WeakMap<Model, string>();
-
-export function signature(model: Model): string {
-  let sig = signatures.get(model);
-  if (sig === undefined) {
-    sig = model.declared.map((f) => `${f.name}:${f.type}`).join(',');
-    signatures.set(model, sig);
-  }
-  return sig;
-}
-
 /**
  * Creates the model's table, or adds the columns of fields the model gained; to be run in a
  * transaction. Columns of removed fields stay, with their data: a field that comes back finds
@@ -128,7 +117,7 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   const t = quoteIdent(table);
   const stored = shape.columns.slice(1);
   return {
-    signature: signature(model),
+    signature: modelSignature(model),
     key,
     shape,
     insert: `INSERT INTO ${t} (${stored.map((c) => quoteIdent(c.column)).join(', ')}) VALUES (${stored.map(() => '?').join(', ')})`,

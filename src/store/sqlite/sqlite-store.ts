@@ -2,11 +2,11 @@
 
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
-import type { Store, WriteResult } from '../store.ts';
+import { modelSignature, type Store, type WriteResult } from '../store.ts';
 import { openDatabase, sqlitePath } from './database.ts';
 import { GroupCommit } from './group-commit.ts';
 import { toMember, values, written } from './rows.ts';
-import { BOOKKEEPING_SQL, IF_UPDATED, migrate, signature, type Collection } from './schema.ts';
+import { BOOKKEEPING_SQL, IF_UPDATED, migrate, type Collection } from './schema.ts';
 import { countSql, selectSql } from './sql.ts';
 import { Statements } from './statements.ts';
 
@@ -109,6 +109,10 @@ class SqliteStore implements Store {
     });
   }
 
+  async ping(): Promise<void> {
+    if (this.#closed) throw new Error('the store is closed');
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#writes.close();
@@ -131,7 +135,7 @@ class SqliteStore implements Store {
     if (known) return known;
     if (this.#closed) throw new Error('the store is closed');
     let c = this.#collections.get(model.name);
-    if (c?.signature !== signature(model)) {
+    if (c?.signature !== modelSignature(model)) {
       c = this.#writes.transaction(() => migrate(this.#db, this.#statements, model));
       this.#collections.set(model.name, c);
     }
