@@ -39,7 +39,7 @@ export const CATALOGUE = {
   'handler-output-limit': { status: 503, title: 'Service Unavailable', fix: 'The handler wrote more than the response size cap: write less, or raise --max-output.' },
   'handler-reported': { status: 500, title: 'Internal Server Error', fix: 'Rendered by a handler through the `error` view; the status and detail are the handler\'s own.' },
   'sandbox-unavailable': { status: 503, title: 'Service Unavailable', fix: 'No handler isolate could take the request (the sandbox is restarting); retry shortly.' },
-  'store-unavailable': { status: 503, title: 'Service Unavailable', fix: 'The data store could not be reached; retry later.' },
+  'store-unavailable': { status: 503, title: 'Service Unavailable', fix: 'The data store could not be reached, or was too busy to answer in time: retry after the seconds in Retry-After.' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof CATALOGUE;
