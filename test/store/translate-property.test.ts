@@ -180,7 +180,7 @@ t.test('SQLite and the MongoDB translation (through mingo) agree', async (t) => 
   const result = await fc.check(fc.asyncProperty(dataSetArb, check), { numRuns: RUNS, seed, ...(path ? { path } : {}), endOnFailure: false });
   if (result.failed) {
     t.fail(`seed ${seed}: ${fc.defaultReportMessage(result)}`);
-    t.comment(`replay: SVC_PROPERTY_SEED=${seed} SVC_PROPERTY_PATH=${result.counterexamplePath} npx tap ${'test/store/translate-property.test.ts'}`);
+    t.comment(`replay: SVC_PROPERTY_SEED=${seed} SVC_PROPERTY_PATH=${result.counterexamplePath} npx tap test/store/translate-property.test.ts`);
   } else {
     t.pass(`${sets} data sets, ${queries} queries (seed ${seed}) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     // A generator that drifted to filters matching all or nothing would prove little.

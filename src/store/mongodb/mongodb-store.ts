@@ -4,7 +4,7 @@ import type { Collection, Db, Document } from 'mongodb';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
 import { modelSignature, type Store, type WriteResult } from '../store.ts';
 import { acquireClient, clientOptions, databaseName, redact } from './connection.ts';
-import { fieldKey, replacement, toDocument, toMember, writtenMember, type MemberDocument } from './documents.ts';
+import { fieldKey, replacement, toDocument, toMember, writtenMember } from './documents.ts';
 import { isDuplicateKey, storeError } from './errors.ts';
 import { acquireMemoryServer } from './memory.ts';
 import { translateFilters, translateQuery } from './translate.ts';
