@@ -98,6 +98,10 @@ export const SERVERS: Readonly<Record<string, ServerSpec>> = {
   'svc-writes': { kind: 'svc', app: EXAMPLE_APP, members: 10_000 },
   'svc-1k': { kind: 'svc', app: EXAMPLE_APP, members: 1_000 },
   'svc-100k': { kind: 'svc', app: EXAMPLE_APP, members: 100_000 },
+  // Two worker processes on one port (node:cluster); the load generator shares the two cores.
+  'svc-workers-2': { kind: 'svc', app: EXAMPLE_APP, members: 10_000, args: ['--workers', '2'] },
+  // The request log on: one JSON line per request on stderr (drained by the bench).
+  'svc-logged': { kind: 'svc', app: EXAMPLE_APP, members: 10_000, env: { SVC_LOG_LEVEL: 'info', SVC_LOG_FORMAT: 'json' } },
   // The sandbox rows: the same data, one handler each.
   'svc-direct': { kind: 'svc', app: employeesApp(), members: 10_000, entry: 'bench/svc-direct.ts' },
   'svc-delegate-line': { kind: 'svc', app: employeesApp('svc.delegate();\n'), members: 10_000 },
@@ -117,6 +121,7 @@ export const GROUPS: Readonly<Record<string, Group>> = {
   'scale-name': { title: 'first page of 20, order_by=name: 100,000 vs 1,000 members', baseline: 'page of 20 by name, 1k' },
   atom: { title: 'Atom first page of 20 vs the JSON one (same server)', baseline: 'JSON first page of 20' },
   sandbox: { title: 'retrieve through handlers vs the direct default handler (no sandbox)', baseline: 'retrieve, direct default handler' },
+  operations: { title: '--workers 2 and the JSON request log vs one process without it (retrieve by id)', baseline: 'retrieve, 1 process' },
 };
 
 /** Ids 1..n in a fixed pseudo-random sequence, the same in every run. */
@@ -181,6 +186,9 @@ export const SCENARIOS: readonly Scenario[] = [
     path: randomIds(10_000),
     target: { minRatio: 0.35, maxP50AddedMs: 1 },
   },
+  { name: 'retrieve, 1 process', server: 'svc', group: 'operations', method: 'GET', path: randomIds(10_000) },
+  { name: 'retrieve, --workers 2', server: 'svc-workers-2', group: 'operations', method: 'GET', path: randomIds(10_000), target: { minRatio: 1.3 } },
+  { name: 'retrieve, request log on (json)', server: 'svc-logged', group: 'operations', method: 'GET', path: randomIds(10_000), target: { minRatio: 0.85 } },
   { name: 'page of 20, 1k', server: 'svc-1k', group: 'scale-default', method: 'GET', path: PAGE },
   { name: 'page of 20, 100k', server: 'svc-100k', group: 'scale-default', method: 'GET', path: PAGE, target: { minRatio: 0.5, maxP50Ratio: 2 } },
   { name: 'page of 20 by name, 1k', server: 'svc-1k', group: 'scale-name', method: 'GET', path: BY_NAME },

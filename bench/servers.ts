@@ -65,7 +65,8 @@ export async function startServer(name: string, spec: ServerSpec, opts: StartOpt
       '--store', `sqlite:${db}`,
       ...(spec.args ?? []),
     ];
-    env = { ...process.env, ...spec.env };
+    // The request log (one line per request at info) is measured by its own row, not by every row.
+    env = { ...process.env, SVC_LOG_LEVEL: 'warn', ...spec.env };
   }
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const errLines: string[] = [];

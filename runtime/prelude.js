@@ -36,6 +36,7 @@ const dateToISOString = Date.prototype.toISOString;
 const functionToString = Function.prototype.toString;
 const promiseResolve = Promise.resolve.bind(Promise);
 const promiseThen = Promise.prototype.then;
+const promiseReject = Promise.reject.bind(Promise);
 const isInteger = Number.isInteger;
 const StringCtor = String;
 const ErrorCtor = Error;
@@ -207,6 +208,7 @@ function newRequest(data, token) {
     jsonOutput: undefined,
     errorMessage: undefined,
     custom: new Map(),
+    env: new Map(),
     member: undefined,
     collectionResult: undefined,
     delegated: false,
@@ -262,8 +264,22 @@ function peek(r, key) {
   if (key.startsWith('/request/params/')) return r.params.get(key.slice(16));
   if (key.startsWith('/request/headers/in/')) return r.headersIn.get(key.slice(20).toLowerCase());
   if (key.startsWith('/request/headers/out/')) return r.headersOut.get(key.slice(21).toLowerCase());
-  if (key.startsWith('/request/') || key.startsWith('/event/')) return undefined;
+  if (key.startsWith('/app/env/')) return appEnv(r, key.slice(9));
+  if (isReserved(key)) return undefined;
   return r.custom.get(key);
+}
+
+/** Keys the runtime owns: a handler's own keys start elsewhere. */
+function isReserved(key) {
+  return key.startsWith('/request/') || key.startsWith('/event/') || key.startsWith('/app/');
+}
+
+/** `/app/env/<NAME>` from the app's svc.json, asked of the host once per name and request. */
+function appEnv(r, name) {
+  if (r.env.has(name)) return r.env.get(name);
+  const value = host('env', { name });
+  r.env.set(name, value === null ? undefined : value);
+  return r.env.get(name);
 }
 
 const READ_ONLY = new Set(['/request/method', '/request/path', '/event/_name', '/event/pathInfo', '/event/resource/collection', '/event/resource/member']);
@@ -286,7 +302,7 @@ function zput(key, value) {
     zdelete(key);
     return;
   }
-  if (READ_ONLY.has(key) || key.startsWith('/request/headers/in/')) throw new TypeErrorCtor(`${what}: ${key} is read-only`);
+  if (READ_ONLY.has(key) || key.startsWith('/request/headers/in/') || key.startsWith('/app/')) throw new TypeErrorCtor(`${what}: ${key} is read-only`);
   switch (key) {
     case '/request/body': {
       const body = copyValue(value, what);
@@ -328,8 +344,8 @@ function zput(key, value) {
     r.headersOut.set(name, text);
     return;
   }
-  if (key.startsWith('/request/') || key.startsWith('/event/')) {
-    throw new TypeErrorCtor(`${what}: there is no context key ${key} (keys of your own must not start with /request/ or /event/)`);
+  if (isReserved(key)) {
+    throw new TypeErrorCtor(`${what}: there is no context key ${key} (keys of your own must not start with /request/, /event/ or /app/)`);
   }
   r.custom.set(key, copyValue(value, what));
 }
@@ -337,7 +353,7 @@ function zput(key, value) {
 function zdelete(key) {
   const r = req();
   checkKey(key, 'zdelete');
-  if (READ_ONLY.has(key) || key.startsWith('/request/headers/in/')) throw new TypeErrorCtor(`zdelete(${jsonStringify(key)}): ${key} is read-only`);
+  if (READ_ONLY.has(key) || key.startsWith('/request/headers/in/') || key.startsWith('/app/')) throw new TypeErrorCtor(`zdelete(${jsonStringify(key)}): ${key} is read-only`);
   const had = peek(r, key) !== undefined;
   switch (key) {
     case '/request/body': r.body = undefined; r.bodyDirty = true; return had;
@@ -353,7 +369,7 @@ function zdelete(key) {
     const name = key.slice(21).toLowerCase();
     if (SERVER_HEADERS.has(name)) throw new TypeErrorCtor(`zdelete(${jsonStringify(key)}): the server sets ${name}; a handler cannot`);
     r.headersOut.delete(name);
-  } else if (!key.startsWith('/request/') && !key.startsWith('/event/')) {
+  } else if (!isReserved(key)) {
     r.custom.delete(key);
   }
   return had;
@@ -362,6 +378,68 @@ function zdelete(key) {
 /** Status and headers to commit with the first output, as the host expects them. */
 function head(r) {
   return { status: r.status, headers: [...r.headersOut] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// fetch(): an outbound HTTP request through the host (src/sandbox/ops/fetch.ts), to the origins
+// the app's svc.json allows. The host does the request; the handler gets a small Response.
+
+function fetchRequest(input, init) {
+  if (typeof input !== 'string') throw new TypeErrorCtor('fetch(): the URL must be a string');
+  const request = { url: input };
+  if (init === undefined || init === null) return request;
+  if (typeof init !== 'object') throw new TypeErrorCtor('fetch(): the options must be an object');
+  if (init.method !== undefined) {
+    if (typeof init.method !== 'string') throw new TypeErrorCtor('fetch(): method must be a string');
+    request.method = init.method.toUpperCase();
+  }
+  if (init.headers !== undefined) {
+    const headers = copyValue(init.headers, 'fetch() headers');
+    if (headers === null || typeof headers !== 'object' || isArray(headers)) throw new TypeErrorCtor('fetch(): headers must be an object of strings');
+    const list = [];
+    for (const name of objectKeys(headers)) {
+      if (typeof headers[name] !== 'string') throw new TypeErrorCtor(`fetch(): the header ${name} must be a string`);
+      list.push([name.toLowerCase(), headers[name]]);
+    }
+    request.headers = list;
+  }
+  if (init.body !== undefined && init.body !== null) {
+    if (typeof init.body !== 'string') throw new TypeErrorCtor('fetch(): the body must be a string (JSON.stringify objects)');
+    request.body = init.body;
+  }
+  return request;
+}
+
+function fetchResponse(reply) {
+  const headers = new Map(reply.headers);
+  const body = reply.body;
+  return freeze({
+    status: reply.status,
+    ok: reply.status >= 200 && reply.status < 300,
+    url: reply.url,
+    headers: freeze({
+      get: (name) => (headers.has(StringCtor(name).toLowerCase()) ? headers.get(StringCtor(name).toLowerCase()) : null),
+      has: (name) => headers.has(StringCtor(name).toLowerCase()),
+      entries: () => [...headers],
+    }),
+    text: () => promiseResolve(body),
+    json: () => {
+      try {
+        return promiseResolve(jsonParse(body));
+      } catch (e) {
+        return promiseReject(e);
+      }
+    },
+  });
+}
+
+function svcFetch(input, init) {
+  try {
+    req();
+    return promiseResolve(fetchResponse(host('fetch', fetchRequest(input, init))));
+  } catch (e) {
+    return promiseReject(e);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -718,6 +796,7 @@ for (const name of getOwnPropertyNames(RegExp)) {
 }
 
 const globals = {
+  fetch: svcFetch,
   svc,
   svc_delegate: delegate,
   zget,

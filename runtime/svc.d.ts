@@ -45,9 +45,9 @@ interface SvcContextKeys {
 }
 
 /** `/request/params/<name>` (first value; `<collection>Id` holds the member id), `/request/headers/in|out/<name>` (lower-case names). */
-type SvcStringKey = `/request/params/${string}` | `/request/headers/in/${string}` | `/request/headers/out/${string}`;
+type SvcStringKey = `/request/params/${string}` | `/request/headers/in/${string}` | `/request/headers/out/${string}` | `/app/env/${string}`;
 
-/** Context keys: the table of README "Handlers", parameters and headers, and keys of your own (not under /request/ or /event/). */
+/** Context keys: the table of README "Handlers", parameters, headers, `/app/env/<NAME>` (svc.json, read-only), and keys of your own (not under /request/, /event/ or /app/). */
 type SvcKey = keyof SvcContextKeys | SvcStringKey | (string & {});
 
 type SvcValue<K> = K extends keyof SvcContextKeys ? SvcContextKeys[K] : K extends SvcStringKey ? string : SvcJson;
@@ -112,3 +112,27 @@ declare function zcontains(key: SvcKey): boolean;
 declare function zdelete(key: SvcKey): boolean;
 declare function echo(text: string | number | boolean): void;
 declare function render(): void;
+
+/** Options of fetch(): a string body (JSON.stringify objects), headers as an object of strings. */
+interface SvcFetchInit {
+  method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** What fetch() resolves to: the whole response, read by the server within the app's limits. */
+interface SvcResponse {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly url: string;
+  readonly headers: { get(name: string): string | null; has(name: string): boolean; entries(): [string, string][] };
+  text(): Promise<string>;
+  json(): Promise<any>;
+}
+
+/**
+ * An HTTP request to an origin listed under `fetch.allow` in the app's svc.json (README "App
+ * settings"). Redirects are returned, not followed. Rejects for an origin not listed, a name that
+ * resolves to a private address, more fetches, bytes or time than the request's limits.
+ */
+declare function fetch(url: string, init?: SvcFetchInit): Promise<SvcResponse>;

@@ -1,23 +1,27 @@
 // The command line: `svc serve` and `svc check` (README "Configuration"). Every flag has an environment variable.
 
-import { readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import cluster from 'node:cluster';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONFIG, type Config } from './config.ts';
 import { resolveLimits, type Limits } from './exchange/limits.ts';
-import { Logger } from './exchange/log.ts';
+import { LOG_FORMATS, LOG_LEVELS, Logger, logSink, type LogFormat, type LogLevel } from './exchange/log.ts';
+import { autoWorkers, runPrimary, worker } from './cluster.ts';
 import { start } from './main.ts';
-import { sandboxRuntime } from './sandbox/runtime.ts';
+import { createSandboxRuntime, endProcess, sandboxRuntime } from './sandbox/runtime.ts';
 import { openStore } from './store/open.ts';
 import { App } from './tenancy/app.ts';
 
 const USAGE = `usage:
-  svc serve [--app DIR] [--tenants DIR] [--port N] [--host ADDR] [--store URI] [--public-url URL] [--dev] [limits]
+  svc serve [--app DIR] [--tenants DIR] [--port N] [--host ADDR] [--store URI] [--public-url URL] [--dev]
+            [--cors ORIGINS] [--workers N|auto] [--tenant-concurrency N] [--log-format text|json] [--log-level LEVEL] [limits]
   svc check [--app DIR]
 
 limits: --max-body BYTES --max-url BYTES --request-timeout MS --cpu-limit MS --memory-limit MIB --max-output BYTES
-environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_MAX_BODY SVC_MAX_URL
-             SVC_REQUEST_TIMEOUT SVC_CPU_LIMIT SVC_MEMORY_LIMIT SVC_MAX_OUTPUT`;
+environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_CORS SVC_WORKERS SVC_TENANT_CONCURRENCY
+             SVC_LOG_FORMAT SVC_LOG_LEVEL SVC_MAX_BODY SVC_MAX_URL SVC_REQUEST_TIMEOUT SVC_CPU_LIMIT
+             SVC_MEMORY_LIMIT SVC_MAX_OUTPUT`;
 
 /** Flag → environment variable → config key, as data. */
 const OPTIONS = {
@@ -27,6 +31,11 @@ const OPTIONS = {
   host: { env: 'HOST' },
   store: { env: 'SVC_STORE' },
   'public-url': { env: 'SVC_PUBLIC_URL' },
+  cors: { env: 'SVC_CORS' },
+  workers: { env: 'SVC_WORKERS' },
+  'tenant-concurrency': { env: 'SVC_TENANT_CONCURRENCY' },
+  'log-format': { env: 'SVC_LOG_FORMAT' },
+  'log-level': { env: 'SVC_LOG_LEVEL' },
   'max-body': { env: 'SVC_MAX_BODY', limit: 'maxBodyBytes' },
   'max-url': { env: 'SVC_MAX_URL', limit: 'maxUrlBytes' },
   'request-timeout': { env: 'SVC_REQUEST_TIMEOUT', limit: 'requestTimeoutMs' },
@@ -68,6 +77,20 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
   if (publicUrl !== undefined && !/^https?:\/\/(?:[A-Za-z0-9_.{}-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(publicUrl)) {
     throw new UsageError(`--public-url must be an origin such as https://api.example.com or https://{tenant}.example.com (no path), not "${publicUrl}"`);
   }
+  const corsRaw = get('cors');
+  const cors = corsRaw?.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const o of cors ?? []) {
+    if (o !== '*' && !/^https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(o)) {
+      throw new UsageError(`--cors takes origins such as https://app.example.com (comma-separated) or *, not "${o}"`);
+    }
+  }
+  const workersRaw = get('workers');
+  const workers = workersRaw === undefined ? DEFAULT_CONFIG.workers : workersRaw === 'auto' ? autoWorkers() : integer('workers', workersRaw, 1);
+  const concurrency = get('tenant-concurrency');
+  const logFormat = get('log-format') ?? DEFAULT_CONFIG.logFormat;
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) throw new UsageError(`--log-format must be ${LOG_FORMATS.join(' or ')}, not "${logFormat}"`);
+  const logLevel = get('log-level') ?? DEFAULT_CONFIG.logLevel;
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
   const config: Config = {
     app: get('app') ?? DEFAULT_CONFIG.app,
     ...(tenants !== undefined ? { tenants } : {}),
@@ -76,16 +99,54 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
     store: get('store') ?? DEFAULT_CONFIG.store,
     dev: values.dev === true || env.SVC_DEV === '1' || env.SVC_DEV === 'true',
     ...(publicUrl !== undefined ? { publicUrl } : {}),
+    ...(cors !== undefined && cors.length > 0 ? { cors } : {}),
+    workers,
+    tenantConcurrency: concurrency === undefined ? DEFAULT_CONFIG.tenantConcurrency : integer('tenant-concurrency', concurrency, 1),
+    logFormat: logFormat as LogFormat,
+    logLevel: logLevel as LogLevel,
     limits,
   };
+  if (workers > 1 && /^sqlite::memory:/.test(config.store)) {
+    throw new UsageError(`--workers ${workers} needs a store the workers share: sqlite::memory: gives each its own; use a file or mongodb:// store`);
+  }
   if (config.port > 65535) throw new UsageError(`--port must be at most 65535`);
   return { command, config };
 }
 
-async function serve(config: Config): Promise<void> {
-  const running = await start(config);
+function describe(config: Config): string {
   const where = config.tenants !== undefined ? `tenants in ${resolve(config.tenants)}` : `app ${resolve(config.app)}`;
-  console.log(`svc listening on ${running.url} (${where}, store ${config.store.replace(/\/\/[^@/]*@/, '//…@')})`);
+  const workers = config.workers > 1 ? `, ${config.workers} workers` : '';
+  return `${where}, store ${config.store.replace(/\/\/[^@/]*@/, '//…@')}${workers}${config.dev ? ', development mode' : ''}`;
+}
+
+async function serve(config: Config): Promise<void> {
+  if (config.workers > 1 && cluster.isPrimary) {
+    runPrimary(config.workers, new Logger(logSink(config.logFormat, config.logLevel)), (url) => console.log(`svc listening on ${url} (${describe(config)})`));
+    return;
+  }
+  const inWorker = cluster.isWorker;
+  const running = await start(
+    config,
+    inWorker
+      ? {
+          metricsText: () => worker.metricsText(),
+          // The primary learns which app's isolate took the process down, and restarts it.
+          runtime: (scope) =>
+            createSandboxRuntime(scope, {
+              onCatastrophicError: (message) => {
+                worker.fatal(`a fatal isolate error of app "${scope.name || 'app'}": ${message}`);
+                endProcess();
+              },
+            }),
+        }
+      : {},
+  );
+  if (inWorker) {
+    worker.register(running.metrics.registry);
+    worker.listening(running.url);
+  } else {
+    console.log(`svc listening on ${running.url} (${describe(config)})`);
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -108,31 +169,11 @@ export async function check(config: Config, out: (line: string) => void = consol
   const dir = resolve(config.app);
   // Model problems are printed below, once each: the app's own log of them is not wanted here.
   const app = new App('', dir, await openStore('sqlite::memory:', ''), sandboxRuntime, config.limits, new Logger(() => {}));
-  let problems = 0;
-  const { models, problems: bad } = app.models.all();
-  for (const p of bad) {
-    out(`${p.file}: ${p.reason}`);
-    problems++;
-  }
-  let scripts: string[] = [];
-  try {
-    scripts = readdirSync(join(dir, 'resources')).filter((f) => /^[A-Za-z][A-Za-z0-9_-]*\.(ts|js)$/.test(f)).sort();
-  } catch {
-    // An app without resources/ serves nothing, which is not an error.
-  }
-  for (const script of scripts) {
-    const collection = script.replace(/\.(ts|js)$/, '');
-    const error = await app.runtime.check(join(dir, 'resources', script));
-    if (error !== undefined) {
-      // The message names the file and line itself: the error may be in a file the script imports.
-      out(error);
-      problems++;
-    } else if (!models.some((m) => m.name === collection) && !bad.some((p) => p.file === `models/${collection}.json`)) {
-      out(`resources/${script}: warning: no model models/${collection}.json, so this handler serves nothing`);
-    }
-  }
+  const result = await app.check();
+  for (const line of [...result.problems, ...result.warnings]) out(line);
+  const problems = result.problems.length;
   await app.close();
-  out(problems === 0 ? `svc check: ${models.length} models, ${scripts.length} handlers: ok` : `svc check: ${problems} problem${problems === 1 ? '' : 's'}`);
+  out(problems === 0 ? `svc check: ${result.models} models, ${result.handlers} handlers: ok` : `svc check: ${problems} problem${problems === 1 ? '' : 's'}`);
   return problems;
 }
 
@@ -152,7 +193,18 @@ export async function main(): Promise<void> {
   }
 }
 
+/** The app (or tenants) directory must exist before anything is opened: one line saying which flag to fix. */
+function requireDirectory(flag: string, dir: string, what: string): void {
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st) throw new Error(`${flag} ${dir}: no such directory (${what})`);
+  if (!st.isDirectory()) throw new Error(`${flag} ${dir}: not a directory (${what})`);
+}
+
 async function run(command: string, config: Config): Promise<void> {
+  if (command === 'serve' || command === 'check') {
+    if (command === 'serve' && config.tenants !== undefined) requireDirectory('--tenants', config.tenants, 'it holds one app directory per tenant');
+    else requireDirectory('--app', config.app, 'an app directory holds models/ and resources/');
+  }
   switch (command) {
     case 'serve':
       return serve(config);

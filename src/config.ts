@@ -1,6 +1,7 @@
 // Server configuration: every flag of the README's "Configuration", with its unit and default.
 
 import type { Limits } from './exchange/limits.ts';
+import type { LogFormat, LogLevel } from './exchange/log.ts';
 
 export type { Limits } from './exchange/limits.ts';
 export { DEFAULT_LIMITS } from './exchange/limits.ts';
@@ -23,6 +24,16 @@ export interface Config {
    * stands for the tenant's name. Unset: `http://` and the request's Host.
    */
   publicUrl?: string;
+  /** Origins browsers may call the API from (`*`: any); unset: CORS off (README "CORS"). */
+  cors?: readonly string[];
+  /** Server processes on the port (README "Operations"); 1 serves in this process. Default 1. */
+  workers: number;
+  /** Requests one app may have in progress at once, per process; more are 503 `tenant-busy`. Default 64. */
+  tenantConcurrency: number;
+  /** Log lines as `text` or `json`. Default text. */
+  logFormat: LogFormat;
+  /** Least level logged. Default info. */
+  logLevel: LogLevel;
   limits: Limits;
 }
 
@@ -32,4 +43,8 @@ export const DEFAULT_CONFIG: Readonly<Omit<Config, 'limits'>> = {
   host: '127.0.0.1',
   store: 'sqlite:./data/svc.sqlite',
   dev: false,
+  workers: 1,
+  tenantConcurrency: 64,
+  logFormat: 'text',
+  logLevel: 'info',
 };

@@ -30,6 +30,7 @@ export const CATALOGUE = {
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type', fix: 'Send Content-Type application/json or application/atom+xml.' },
   // 5xx: the server or the handler
   'internal-error': { status: 500, title: 'Internal Server Error', fix: 'A bug in the server: the log has the details.' },
+  'app-settings-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the app\'s svc.json as `detail` says (its JSON Schema is runtime/svc-settings.schema.json).' },
   'model-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the model file named in `detail` (run `svc check`).' },
   'handler-compile-error': { status: 500, title: 'Internal Server Error', fix: 'Fix the handler script so that it compiles (run `svc check`).' },
   'handler-error': { status: 500, title: 'Internal Server Error', fix: 'The handler threw: fix the handler script (development mode shows the message and line).' },
@@ -39,6 +40,8 @@ export const CATALOGUE = {
   'handler-output-limit': { status: 503, title: 'Service Unavailable', fix: 'The handler wrote more than the response size cap: write less, or raise --max-output.' },
   'handler-reported': { status: 500, title: 'Internal Server Error', fix: 'Rendered by a handler through the `error` view; the status and detail are the handler\'s own.' },
   'sandbox-unavailable': { status: 503, title: 'Service Unavailable', fix: 'No handler isolate could take the request (the sandbox is restarting); retry shortly.' },
+  'tenant-busy': { status: 503, title: 'Service Unavailable', fix: 'This app has as many requests in progress as the server allows one app (--tenant-concurrency); retry after the Retry-After seconds.' },
+  'not-ready': { status: 503, title: 'Service Unavailable', fix: 'The server is starting or cannot reach its store (see `detail`); /readyz turns 200 when it can serve.' },
   'store-unavailable': { status: 503, title: 'Service Unavailable', fix: 'The data store could not be reached, or was too busy to answer in time: retry after the seconds in Retry-After.' },
 } as const satisfies Record<string, CatalogueEntry>;
 
@@ -104,6 +107,11 @@ export class SvcError extends Error {
 /** HTTP reason phrases for statuses a handler may set itself (titles of handler-rendered problems). */
 export function statusTitle(status: number): string {
   return STATUS_TITLES[status] ?? (status >= 500 ? 'Internal Server Error' : status >= 400 ? 'Bad Request' : 'OK');
+}
+
+/** The reason phrase the status line carries, when it differs from Node's (RFC 9110 wording, as problem titles). */
+export function reasonPhrase(status: number): string | undefined {
+  return STATUS_TITLES[status];
 }
 
 const STATUS_TITLES: Record<number, string> = {

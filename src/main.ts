@@ -2,9 +2,10 @@
 
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
-import { Logger, textSink, type LogSink } from './exchange/log.ts';
+import { Logger, logSink, type LogSink } from './exchange/log.ts';
 import type { RuntimeFactory } from './exchange/runtime.ts';
 import { sandboxRuntime } from './sandbox/runtime.ts';
+import { Metrics } from './server/metrics.ts';
 import { createSvcServer, type SvcServer } from './server/server.ts';
 import { Apps } from './tenancy/tenants.ts';
 
@@ -14,6 +15,7 @@ export interface Running {
   readonly port: number;
   readonly apps: Apps;
   readonly svc: SvcServer;
+  readonly metrics: Metrics;
   /** Graceful stop: in-flight requests finish, then apps and stores close. */
   close(): Promise<void>;
 }
@@ -21,19 +23,26 @@ export interface Running {
 export interface Wiring {
   /** The handler runtime of every app. Default: the sandbox (src/sandbox). */
   runtime?: RuntimeFactory;
-  /** Where every log record goes. Default: text lines on standard error. */
+  /** Where every log record goes. Default: standard error, in the configured format and level. */
   log?: LogSink;
+  /** Renders /metrics; default this process's metrics (a worker process asks its primary for every worker's). */
+  metricsText?: () => Promise<string>;
 }
 
 export async function start(config: Config, wiring: Wiring = {}): Promise<Running> {
-  const log = new Logger(wiring.log ?? textSink());
+  const log = new Logger(wiring.log ?? logSink(config.logFormat, config.logLevel));
   const apps = new Apps(config, wiring.runtime ?? sandboxRuntime, log);
   await apps.start();
+  const metrics = new Metrics({ isolates: () => apps.isolates(), ...(wiring.metricsText ? { render: wiring.metricsText } : {}) });
   const svc = createSvcServer({
     resolveApp: (host) => apps.resolve(host),
     limits: config.limits,
     dev: config.dev,
     log,
+    ready: () => apps.ready(),
+    metrics,
+    tenantConcurrency: config.tenantConcurrency,
+    ...(config.cors !== undefined ? { cors: config.cors } : {}),
     ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
   });
   await new Promise<void>((resolve, reject) => {
@@ -41,6 +50,8 @@ export async function start(config: Config, wiring: Wiring = {}): Promise<Runnin
     svc.server.listen(config.port, config.host, () => resolve());
   });
   const { port } = svc.server.address() as AddressInfo;
+  // In the background: /readyz answers 503 until every app has been checked.
+  void apps.summarize().catch((err: unknown) => log.error(`start-up checks failed: ${(err as Error)?.message ?? err}`));
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   let closing: Promise<void> | undefined;
   return {
@@ -48,6 +59,7 @@ export async function start(config: Config, wiring: Wiring = {}): Promise<Runnin
     port,
     apps,
     svc,
+    metrics,
     close() {
       closing ??= svc.shutdown().then(() => apps.close());
       return closing;

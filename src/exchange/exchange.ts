@@ -8,7 +8,7 @@ import type { Store } from '../store/store.ts';
 import type { Limits } from './limits.ts';
 import type { Logger } from './log.ts';
 import type { ResponseSink } from './response.ts';
-import type { HandlerRuntime } from './runtime.ts';
+import type { AppSettings } from './settings.ts';
 
 export interface Target {
   readonly collection: string;
@@ -17,17 +17,6 @@ export interface Target {
   /** Path info after the member id, with its leading `/`. */
   readonly pathInfo?: string;
   readonly event: EventName;
-}
-
-/** What the server needs of the app (tenant) a request is for. */
-export interface ServedApp {
-  /** The tenant's name; '' in single-app mode. */
-  readonly name: string;
-  readonly models: ModelRegistry;
-  readonly store: Store;
-  readonly runtime: HandlerRuntime;
-  /** The handler script of a collection, or undefined when HTTP access to it is off. */
-  handlerFile(collection: string): string | undefined;
 }
 
 export interface Exchange {
@@ -41,6 +30,8 @@ export interface Exchange {
   readonly store: Store;
   readonly models: ModelRegistry;
   readonly limits: Limits;
+  /** The app's settings (fetch origins, env values); `limits` are its limits. */
+  readonly settings: AppSettings;
   /** The collection's handler script. */
   readonly handler: string;
   readonly target: Target;
@@ -71,6 +62,13 @@ export interface Exchange {
   readonly res: ResponseSink;
   /** Development mode: problems may carry handler messages and lines. */
   readonly dev: boolean;
+  /** What serving the request cost, for the request log and metrics. */
+  readonly usage: Usage;
+}
+
+export interface Usage {
+  /** CPU time handler code used in its isolate, in milliseconds. */
+  handlerCpuMs: number;
 }
 
 export function collectionUrl(ex: Pick<Exchange, 'origin' | 'target'>): string {

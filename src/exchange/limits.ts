@@ -36,6 +36,12 @@ export interface Limits {
   readonly maxIsolates: number;
   /** An isolate beyond an app's first that served nothing for this long is disposed, in milliseconds. Default 30 000. */
   readonly idleMs: number;
+  /** `fetch()` calls one request's handler may make. Default 10; more throw. */
+  readonly fetchCount: number;
+  /** Time one `fetch()` may take, connection to last byte, in milliseconds. Default 5000; then it rejects. */
+  readonly fetchTimeoutMs: number;
+  /** Response body bytes one `fetch()` may read. Default 1 MiB; a longer body rejects. */
+  readonly fetchMaxBytes: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = {
@@ -50,6 +56,9 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   maxOutputBytes: 16 * 1024 * 1024,
   maxIsolates: 4,
   idleMs: 30_000,
+  fetchCount: 10,
+  fetchTimeoutMs: 5000,
+  fetchMaxBytes: 1024 * 1024,
 };
 
 /** The limits with `given` applied; an unset wall limit follows the CPU limit, and floors are enforced. */

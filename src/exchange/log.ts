@@ -53,3 +53,27 @@ export function textLine({ msg, fields }: LogRecord): string {
 export function textSink(write: (line: string) => void = (line) => console.error(line)): LogSink {
   return (record) => write(textLine(record));
 }
+
+const LEVELS: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40 };
+export const LOG_LEVELS = Object.keys(LEVELS) as LogLevel[];
+export const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/**
+ * Records as JSON lines: `{"time","level","msg",…fields}` (fields never overwrite the first
+ * three). One line per record, so that a log shipper can read them without a parser of ours.
+ */
+export function jsonLine({ level, msg, fields }: LogRecord): string {
+  const line: Record<string, unknown> = { time: new Date().toISOString(), level, msg };
+  for (const [k, v] of Object.entries(fields)) if (!(k in line)) line[k] = v;
+  return JSON.stringify(line);
+}
+
+/** The sink `--log-format` and `--log-level` ask for, writing to standard error. */
+export function logSink(format: LogFormat, minLevel: LogLevel = 'info', write: (line: string) => void = (line) => process.stderr.write(line + '\n')): LogSink {
+  const min = LEVELS[minLevel];
+  const render = format === 'json' ? jsonLine : textLine;
+  return (record) => {
+    if (LEVELS[record.level] >= min) write(render(record));
+  };
+}

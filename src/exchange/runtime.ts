@@ -1,5 +1,6 @@
 // The event-dispatch seam: how a collection's handler script serves a request.
 
+import type { EventName } from '../routing/events.ts';
 import type { Limits } from './limits.ts';
 import type { Exchange } from './exchange.ts';
 import type { Logger } from './log.ts';
@@ -12,6 +13,13 @@ export interface HandlerRuntime {
   serve(ex: Exchange): Promise<void>;
   /** Compiles `file` as it is now; resolves to the compile error message, or undefined. */
   check(file: string): Promise<string | undefined>;
+  /**
+   * The events the handler `file` serves, when they are known without running it (the one-line
+   * `svc.delegate()` serves the default handler's); undefined when only running it tells.
+   */
+  events(file: string): Promise<readonly EventName[] | undefined>;
+  /** Isolates alive now (for metrics); 0 for a runtime without any. */
+  isolates(): number;
   /** Frees isolates and caches. */
   close(): Promise<void>;
 }

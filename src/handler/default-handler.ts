@@ -17,6 +17,8 @@ export interface DelegateResult {
 /** Events the default handler serves, per target; the others are 405. */
 const SERVED_ON_COLLECTION: readonly EventName[] = ['list', 'create'];
 const SERVED_ON_MEMBER: readonly EventName[] = ['retrieve', 'update', 'delete'];
+/** The events the default handler serves (the others are 405). */
+export const DEFAULT_HANDLER_EVENTS: readonly EventName[] = [...SERVED_ON_COLLECTION, ...SERVED_ON_MEMBER];
 
 /** Bodies up to this many UTF-16 units are sent whole rather than streamed. */
 const SMALL_BODY = 64 * 1024;

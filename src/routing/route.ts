@@ -5,11 +5,15 @@ import { COLLECTION_NAME } from '../model/load.ts';
 import { COLLECTION_EVENTS, MEMBER_EVENTS, METHODS, type EventName, type Method } from './events.ts';
 
 export type Route =
-  | { kind: 'health' }
+  | { kind: 'ops'; name: OpsEndpoint }
   | { kind: 'types'; name?: string }
   | { kind: 'resource'; collection: string; id?: string; pathInfo?: string; event: EventName };
 
 const ALL_METHODS = 'GET, HEAD, PUT, POST, DELETE';
+
+/** The operator's endpoints (README "Operations"): liveness, readiness, Prometheus metrics. */
+export const OPS_ENDPOINTS = ['healthz', 'readyz', 'metrics'] as const;
+export type OpsEndpoint = (typeof OPS_ENDPOINTS)[number];
 
 function notFound(path: string): SvcError {
   return new SvcError('not-found', `Nothing is served at ${path.slice(0, 200)}.`);
@@ -17,9 +21,10 @@ function notFound(path: string): SvcError {
 
 /** Routes `method` on `path` (the URL path, still percent-encoded). */
 export function route(method: string, path: string): Route {
-  if (path === '/healthz') {
-    if (method !== 'GET' && method !== 'HEAD') throw new SvcError('method-not-allowed', `${method} is not allowed on /healthz.`, { headers: { allow: 'GET, HEAD' } });
-    return { kind: 'health' };
+  const ops = OPS_ENDPOINTS.find((name) => path === `/${name}`);
+  if (ops !== undefined) {
+    if (method !== 'GET' && method !== 'HEAD') throw new SvcError('method-not-allowed', `${method} is not allowed on ${path}.`, { headers: { allow: 'GET, HEAD' } });
+    return { kind: 'ops', name: ops };
   }
   if (!path.startsWith('/resources/')) throw notFound(path);
   // A trailing slash (an empty last segment) is 404 and never redirected (README "REST reference").

@@ -34,7 +34,7 @@ export type Artifact =
   | { readonly ok: false; readonly hash: string; readonly rel: string; readonly error: CompileError };
 
 /** Bump when the generated code changes shape, so that no stale cache entry is reused. */
-const COMPILER_VERSION = '1';
+const COMPILER_VERSION = '2';
 
 /** Extensions a handler may import, and esbuild's loader for each. */
 const LOADERS: Readonly<Record<string, esbuild.Loader>> = {
@@ -184,7 +184,9 @@ export class Compiler {
         outfile: join(appDir, '__svc_handler.js'),
         plugins: [guard],
         logLevel: 'silent',
-        tsconfigRaw: '{}',
+        // Imports stay as written, used or not: an unused `import fs from 'node:fs'` is refused
+        // like a used one instead of being dropped before the guard sees it.
+        tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
         mainFields: [],
         conditions: [],
         charset: 'utf8',
@@ -194,7 +196,7 @@ export class Compiler {
       if (previous?.ok && previous.hash === digest) {
         artifact = previous;
       } else {
-        const js = result.outputFiles.find((f) => f.path.endsWith('.js'))!.text.replace(/\/\/# sourceMappingURL=.*\s*$/, '');
+        const js = withoutRequireShim(result.outputFiles.find((f) => f.path.endsWith('.js'))!.text.replace(/\/\/# sourceMappingURL=.*\s*$/, ''));
         const map = result.outputFiles.find((f) => f.path.endsWith('.map'))!.text;
         artifact = {
           ok: true,
@@ -231,6 +233,15 @@ export class Compiler {
     }
     return { text: scrub(first.text) + more, ...(loc && file ? { location: `${scrub(file)}:${loc.line}:${loc.column + 1}` } : {}) };
   }
+}
+
+/**
+ * No CommonJS in a handler: every `require('x')` was resolved (and refused) as an import, and
+ * what is left of esbuild's `__require` shim would only make `typeof require` say 'function'.
+ * The shim becomes `undefined`, on as many lines (the source map's lines stay right).
+ */
+function withoutRequireShim(js: string): string {
+  return js.replace(/^var __require = \/\* @__PURE__ \*\/ \(\(x\) =>[\s\S]*?\n\}\);\n/m, (shim) => 'var __require = void 0;' + '\n'.repeat(shim.split('\n').length - 1));
 }
 
 /** Replaces the bundle's closing `export { a as b, c };` with `return { "b": a, "c": c };`. */

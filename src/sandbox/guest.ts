@@ -62,6 +62,8 @@ export interface Call {
   hostSince?: number;
   /** Milliseconds this request's model-API calls kept the store busy (see Limits.modelLimitMs). */
   modelMs?: number;
+  /** fetch() calls this request made (see Limits.fetchCount). */
+  fetches?: number;
   /** Console lines and characters this request logged (see MAX_LOG_LINES). */
   logLines?: number;
   logChars?: number;

@@ -2,7 +2,7 @@
 
 import { SvcError } from '../errors.ts';
 import type { HandlerRuntime, RuntimeFactory, RuntimeScope } from '../exchange/runtime.ts';
-import { runDefault } from '../handler/default-handler.ts';
+import { DEFAULT_HANDLER_EVENTS, runDefault } from '../handler/default-handler.ts';
 import { compileError, Compiler, warmUp } from './compile.ts';
 import { NotStarted, serveInSlot } from './dispatch.ts';
 import { Pool } from './isolate-pool.ts';
@@ -25,7 +25,7 @@ export interface SandboxOptions {
  * README). SIGTERM lets the server stop accepting and finish in-flight requests; if the process is
  * still alive 10 s later it aborts, so that a supervisor restarts it either way.
  */
-function endProcess(): void {
+export function endProcess(): void {
   process.kill(process.pid, 'SIGTERM');
   setTimeout(() => process.abort(), 10_000).unref();
 }
@@ -77,6 +77,15 @@ export function createSandboxRuntime(scope: RuntimeScope, options: SandboxOption
     async check(file) {
       const artifact = await compiler.get(file);
       return artifact.ok ? undefined : `${artifact.error.location ?? artifact.rel}: ${artifact.error.text}`;
+    },
+
+    async events(file) {
+      const artifact = await compiler.get(file);
+      return artifact.ok && artifact.delegateOnly ? DEFAULT_HANDLER_EVENTS : undefined;
+    },
+
+    isolates() {
+      return pool.size;
     },
 
     async close() {

@@ -72,7 +72,9 @@ export class Watchdog {
 
   /** `call` is complete; the timer stops at its next tick if no other request started. */
   end(call: Call): void {
-    if (this.#running === call) this.#running = undefined;
+    if (this.#running !== call) return;
+    this.#running = undefined;
+    if (!this.#isolate.isDisposed) call.ex.usage.handlerCpuMs += this.#usedMs + Number(this.#isolate.cpuTime - this.#lastCpu) / 1e6;
   }
 
   /** How long the running request has been running, in milliseconds (0 when none is). */
@@ -99,6 +101,7 @@ export class Watchdog {
       this.#usedMs >= cpuLimitMs ? 'cpu' : wallMs >= wallLimitMs ? 'wall' : elapsed >= requestLimitMs ? 'request' : undefined;
     if (breach) {
       this.#running = undefined;
+      call.ex.usage.handlerCpuMs += this.#usedMs;
       this.#breached(breach, call);
       return;
     }

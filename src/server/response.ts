@@ -1,11 +1,11 @@
 // The one place that writes to the socket: the ResponseSink of exchange/ over node:http.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Problem } from '../errors.ts';
+import { reasonPhrase, type Problem } from '../errors.ts';
 import type { ResponseSink } from '../exchange/response.ts';
 
 /** Headers a problem keeps from what was prepared before it: the connection decision and the request id. */
-const KEPT_BY_PROBLEMS = ['connection', 'x-request-id'];
+const KEPT_BY_PROBLEMS = ['connection', 'x-request-id', 'access-control-allow-origin', 'access-control-expose-headers', 'vary'];
 
 export class HttpResponse implements ResponseSink {
   status = 200;
@@ -17,6 +17,8 @@ export class HttpResponse implements ResponseSink {
   #ended = false;
   /** Bytes of body written so far. */
   written = 0;
+  /** The code of the problem this response carries, when it is one (for the request log and metrics). */
+  problem: string | undefined;
 
   /** How long a write may wait for the client to read, in milliseconds; then the connection is cut. */
   readonly #stallMs: number;
@@ -57,6 +59,9 @@ export class HttpResponse implements ResponseSink {
     this.#committed = true;
     const res = this.#res;
     res.statusCode = this.status;
+    // The status line says what the problem's title says (Node still has older RFC wordings).
+    const phrase = reasonPhrase(this.status);
+    if (phrase !== undefined) res.statusMessage = phrase;
     for (const [name, value] of this.headers) res.setHeader(name, value);
     // 204 and 304 have no body by definition (RFC 9110 §15.3.5, §15.4.5).
     if (this.status === 204 || this.status === 304) res.removeHeader('content-type');
@@ -120,8 +125,11 @@ export class HttpResponse implements ResponseSink {
     if (!this.#req.complete) this.headers.set('connection', 'close');
     for (const [k, v] of Object.entries(headers ?? {})) this.setHeader(k, v);
     this.status = problem.status;
+    this.problem = problem.code;
     this.headers.set('content-type', 'application/problem+json');
-    this.end(JSON.stringify(problem));
+    // The request id in the body too, so that a user reporting a problem quotes the log's key.
+    const requestId = this.headers.get('x-request-id');
+    this.end(JSON.stringify(requestId === undefined ? problem : { ...problem, requestId }));
   }
 
   /** Closes the connection without completing the response. */

@@ -4,15 +4,18 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { SvcError } from '../errors.ts';
 import { complete, type Ending } from '../exchange/complete.ts';
-import type { Exchange, ServedApp } from '../exchange/exchange.ts';
+import type { ServedApp } from '../exchange/app.ts';
+import type { Exchange } from '../exchange/exchange.ts';
 import type { Limits } from '../exchange/limits.ts';
 import type { Logger } from '../exchange/log.ts';
 import type { ResponseSink } from '../exchange/response.ts';
 import { typeMetadata } from '../model/metadata.ts';
 import { byMediaType, REPRESENTATIONS } from '../representation/index.ts';
 import { negotiate } from '../representation/negotiate.ts';
-import { route } from '../routing/route.ts';
+import { allowHeader, EVENTS, isMemberEvent } from '../routing/events.ts';
+import { route, type OpsEndpoint } from '../routing/route.ts';
 import { readBody } from './body.ts';
+import type { Metrics } from './metrics.ts';
 import { HttpResponse } from './response.ts';
 
 export interface ServerOptions {
@@ -23,6 +26,13 @@ export interface ServerOptions {
   /** Origin of absolute URLs, `{tenant}` standing for the app's name; unset: `http://<Host>`. */
   publicUrl?: string;
   log: Logger;
+  /** Why the server cannot serve yet (start-up checks running, store unreachable); undefined when it can. */
+  ready(): Promise<string | undefined>;
+  metrics: Metrics;
+  /** Requests one app may have in progress at once; more are 503 `tenant-busy`. */
+  tenantConcurrency: number;
+  /** Origins browsers may call from (`*` for any); unset: no CORS headers at all. */
+  cors?: readonly string[];
 }
 
 export interface SvcServer {
@@ -34,6 +44,33 @@ export interface SvcServer {
 const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 /** A client's X-Request-Id is kept when it is this plain; otherwise the server makes one. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** What the request log and metrics learn of a request while it is served. */
+interface RequestState {
+  tenant?: string;
+  bytesIn: number;
+  usage: { handlerCpuMs: number };
+  /** It counts toward its app's requests in progress. */
+  holds: boolean;
+}
+
+/** Response headers a browser script may read (README "CORS"). */
+const CORS_EXPOSED = 'ETag, Location, Link, X-Total-Count, X-Request-Id, Retry-After';
+/** Request headers a preflight may ask for. */
+const CORS_REQUEST_HEADERS = new Set(['accept', 'content-type', 'if-match', 'if-none-match', 'x-request-id']);
+
+/** 204 for a CORS preflight: the methods served, the request headers allowed, for 10 minutes. */
+function answerPreflight(req: IncomingMessage, sink: ResponseSink, methods: string): void {
+  sink.setStatus(204);
+  if (sink.headers.has('access-control-allow-origin')) {
+    sink.setHeader('access-control-allow-methods', methods);
+    const asked = String(req.headers['access-control-request-headers'] ?? '').toLowerCase().split(',').map((h) => h.trim());
+    const allowed = asked.filter((h) => CORS_REQUEST_HEADERS.has(h));
+    if (allowed.length > 0) sink.setHeader('access-control-allow-headers', allowed.join(', '));
+    sink.setHeader('access-control-max-age', '600');
+  }
+  sink.end();
+}
 
 function firstValues(sp: URLSearchParams): Map<string, string> {
   const params = new Map<string, string>();
@@ -70,8 +107,37 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
   let closing = false;
   let idle: (() => void) | undefined;
 
+  const cors = opts.cors === undefined ? undefined : new Set(opts.cors);
+  /** The Access-Control-Allow-Origin for a request's Origin, or undefined when CORS does not allow it. */
+  const corsOrigin = (origin: string | undefined): string | undefined => {
+    if (cors === undefined || origin === undefined) return undefined;
+    if (cors.has('*')) return '*';
+    return cors.has(origin) ? origin : undefined;
+  };
+
+  /** Requests in progress per app (tenant name; '' in single-app mode). */
+  const busy = new Map<string, number>();
+
+  async function serveOps(name: OpsEndpoint, sink: HttpResponse): Promise<void> {
+    switch (name) {
+      case 'healthz':
+        return sendJson(sink, 200, { status: 'ok' });
+      case 'readyz': {
+        const reason = await opts.ready();
+        if (reason !== undefined) throw new SvcError('not-ready', reason, { headers: { 'retry-after': '1' } });
+        return sendJson(sink, 200, { status: 'ready' });
+      }
+      case 'metrics': {
+        const text = await opts.metrics.render();
+        sink.setHeader('content-type', opts.metrics.contentType);
+        sink.end(text);
+        return;
+      }
+    }
+  }
+
   /** Serves one request; `ending.log` is narrowed as the request is identified. */
-  async function handle(req: IncomingMessage, ending: Ending & { log: Logger }, requestId: string): Promise<void> {
+  async function handle(req: IncomingMessage, ending: Ending & { log: Logger }, requestId: string, state: RequestState): Promise<void> {
     const sink = ending.res;
     const target = req.url ?? '/';
     if (Buffer.byteLength(target) > limits.maxUrlBytes) {
@@ -81,8 +147,11 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const q = target.indexOf('?');
     const pathname = q === -1 ? target : target.slice(0, q);
     const method = req.method ?? 'GET';
-    const r = route(method, pathname);
-    if (r.kind === 'health') return sendJson(sink, 200, { status: 'ok' });
+    // A CORS preflight asks about a method; it is answered for the resource a GET would reach.
+    const preflight = method === 'OPTIONS' && cors !== undefined && req.headers['access-control-request-method'] !== undefined;
+    const r = route(preflight ? 'GET' : method, pathname);
+    if (preflight && r.kind !== 'resource') return answerPreflight(req, sink, 'GET, HEAD');
+    if (r.kind === 'ops') return serveOps(r.name, ending.res as HttpResponse);
 
     // The Host header becomes part of absolute URLs (Location, Atom): only a plain host[:port] is trusted.
     // Node keeps the first of several Host headers, a proxy may use the last: more than one is 400 (RFC 9112 §3.2).
@@ -91,6 +160,14 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     if (!HOST.test(host)) throw new SvcError('invalid-header', 'The Host header must be a host name or address with an optional port.');
     const app = await opts.resolveApp(host);
     if (!app) throw new SvcError('tenant-not-found', `No app is served for host ${JSON.stringify(req.headers.host ?? '')}.`);
+    state.tenant = app.name;
+    // One app cannot take every request slot of the process: past its share it is told to retry.
+    const inProgress = busy.get(app.name) ?? 0;
+    if (inProgress >= opts.tenantConcurrency) {
+      throw new SvcError('tenant-busy', `This app has ${inProgress} requests in progress, the most one app may have; retry shortly.`, { headers: { 'retry-after': '1' } });
+    }
+    busy.set(app.name, inProgress + 1);
+    state.holds = true;
 
     if (r.kind === 'types') {
       if (r.name === undefined) return sendJson(sink, 200, app.models.all().models.map(typeMetadata));
@@ -103,12 +180,20 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const model = app.models.get(r.collection);
     const handler = model && app.handlerFile(r.collection);
     if (!model || !handler) throw new SvcError('collection-not-found', `No collection "${r.collection}".`);
+    if (preflight) {
+      // The methods of this kind of target the handler serves: known for the one-line
+      // svc.delegate(), else every method the URL convention maps (the request may then be 405).
+      const events = (await app.runtime.events(handler)) ?? EVENTS;
+      const member = isMemberEvent(r.event);
+      return answerPreflight(req, sink, allowHeader(events.filter((e) => isMemberEvent(e) === member)));
+    }
     const log = opts.log.child({ requestId, tenant: app.name, collection: r.collection, event: r.event });
     ending.log = log;
 
     const query = firstValues(new URLSearchParams(q === -1 ? '' : target.slice(q + 1)));
     const representation = negotiate(REPRESENTATIONS, req.headers.accept, query.get('format_as'));
     const rawBody = await readBody(req, limits.maxBodyBytes);
+    state.bytesIn = rawBody.length;
     let body: Record<string, unknown> | undefined;
     let bodyIsText = false;
     if (r.event === 'create' || r.event === 'update') {
@@ -130,7 +215,8 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       tenant: app.name,
       store: app.store,
       models: app.models,
-      limits,
+      limits: app.settings.limits,
+      settings: app.settings,
       handler,
       model,
       target: { collection: r.collection, event: r.event, ...(r.id !== undefined ? { id: r.id } : {}), ...(r.pathInfo !== undefined ? { pathInfo: r.pathInfo } : {}) },
@@ -146,6 +232,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       representation,
       res: sink,
       dev,
+      usage: state.usage,
     };
     await app.runtime.serve(ex);
   }
@@ -161,16 +248,40 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       inFlight++;
       const sent = req.headers['x-request-id'];
       const requestId = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
+      const started = performance.now();
       const sink = new HttpResponse(req, res, limits.requestTimeoutMs);
       sink.setHeader('x-request-id', requestId);
       if (closing) sink.setHeader('connection', 'close');
+      const allowOrigin = corsOrigin(req.headers.origin);
+      if (allowOrigin !== undefined) {
+        sink.setHeader('access-control-allow-origin', allowOrigin);
+        sink.setHeader('access-control-expose-headers', CORS_EXPOSED);
+        if (allowOrigin !== '*') sink.setHeader('vary', 'Origin');
+      }
       const ending = { res: sink, log: opts.log.child({ requestId }), dev };
-      handle(req, ending, requestId)
+      const state: RequestState = { bytesIn: 0, usage: { handlerCpuMs: 0 }, holds: false };
+      // One record per request, when its response is complete or its connection gone.
+      res.once('close', () => {
+        const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+        const status = res.writableFinished ? sink.status : 0;
+        const handlerCpuMs = Math.round(state.usage.handlerCpuMs * 1000) / 1000;
+        const path = (req.url ?? '/').split('?')[0]!.slice(0, 512);
+        ending.log
+          .child({ method: req.method, path, status, durationMs, bytesIn: state.bytesIn, bytesOut: sink.written, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) })
+          .info(`${req.method} ${path} ${status || 'aborted'} ${durationMs} ms`);
+        opts.metrics.observe({ tenant: state.tenant ?? '', status, durationMs, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) });
+      });
+      handle(req, ending, requestId, state)
         .then(
           () => complete(ending),
           (err: unknown) => complete(ending, err),
         )
         .finally(() => {
+          if (state.holds) {
+            const n = busy.get(state.tenant!)! - 1;
+            if (n === 0) busy.delete(state.tenant!);
+            else busy.set(state.tenant!, n);
+          }
           if (--inFlight === 0 && idle) idle();
         });
     },

@@ -46,7 +46,7 @@ export interface Store {
   replace(model: Model, id: number, data: MemberData, updated: string, ifUpdated?: string): Promise<WriteResult<Member>>;
   /** Deletes member `id`; with `ifUpdated`, only while the stored `updated` still equals it. */
   delete(model: Model, id: number, ifUpdated?: string): Promise<WriteResult<void>>;
-  /** Resolves when the store can answer now; rejects (store-unavailable) when it cannot, e.g. for a readiness check. */
+  /** Resolves when the store can serve (`/readyz`); rejects, quickly (store-unavailable), when it cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

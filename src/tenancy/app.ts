@@ -1,13 +1,24 @@
 // An app (tenant): its directory, models, handler scripts, store and handler runtime.
 
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ServedApp } from '../exchange/exchange.ts';
+import type { ServedApp } from '../exchange/app.ts';
 import type { Limits } from '../exchange/limits.ts';
 import type { Logger } from '../exchange/log.ts';
 import type { HandlerRuntime, RuntimeFactory } from '../exchange/runtime.ts';
 import { ModelRegistry } from '../model/registry.ts';
+import type { AppSettings } from '../exchange/settings.ts';
 import type { Store } from '../store/store.ts';
+import { loadSettings } from './settings.ts';
+
+export interface AppCheck {
+  readonly models: number;
+  readonly handlers: number;
+  /** Collections served over HTTP: a valid model and a handler that compiles. */
+  readonly collections: readonly string[];
+  readonly problems: readonly string[];
+  readonly warnings: readonly string[];
+}
 
 export class App implements ServedApp {
   readonly name: string;
@@ -15,13 +26,16 @@ export class App implements ServedApp {
   readonly models: ModelRegistry;
   readonly store: Store;
   readonly runtime: HandlerRuntime;
+  readonly settings: AppSettings;
 
+  /** Throws SvcError `app-settings-invalid` for a bad `svc.json` (read once, when the app opens). */
   constructor(name: string, dir: string, store: Store, runtime: RuntimeFactory, limits: Limits, log: Logger) {
     this.name = name;
     this.dir = dir;
     this.store = store;
     this.models = new ModelRegistry(join(dir, 'models'), (message) => log.warn(message));
-    this.runtime = runtime({ name, dir, limits, log });
+    this.settings = loadSettings(dir, limits);
+    this.runtime = runtime({ name, dir, limits: this.settings.limits, log });
   }
 
   /**
@@ -36,6 +50,41 @@ export class App implements ServedApp {
       if (st?.isFile()) return file;
     }
     return undefined;
+  }
+
+  /**
+   * Validates every model and compiles every handler, as `svc check` and the start-up summary
+   * report them: problems (a model or handler that cannot serve) and warnings (a handler without
+   * a model, a model without a handler).
+   */
+  async check(): Promise<AppCheck> {
+    const { models, problems: bad } = this.models.all();
+    const problems = bad.map((p) => `${p.file}: ${p.reason}`);
+    const warnings: string[] = [];
+    let scripts: string[] = [];
+    try {
+      scripts = readdirSync(join(this.dir, 'resources')).filter((f) => /^[A-Za-z][A-Za-z0-9_-]*\.(ts|js)$/.test(f)).sort();
+    } catch {
+      // An app without resources/ serves nothing, which is not an error.
+    }
+    const served: string[] = [];
+    for (const script of scripts) {
+      const collection = script.replace(/\.(ts|js)$/, '');
+      const error = await this.runtime.check(join(this.dir, 'resources', script));
+      const hasModel = models.some((m) => m.name === collection);
+      // The message names the file and line itself: the error may be in a file the script imports.
+      if (error !== undefined) problems.push(error);
+      else if (hasModel) served.push(collection);
+      else if (!bad.some((p) => p.file === `models/${collection}.json`)) {
+        warnings.push(`resources/${script}: warning: no model models/${collection}.json, so this handler serves nothing`);
+      }
+    }
+    for (const m of models) {
+      if (!scripts.some((s) => s.replace(/\.(ts|js)$/, '') === m.name)) {
+        warnings.push(`models/${m.name}.json: warning: no handler resources/${m.name}.ts, so this collection is not served over HTTP (the model API can still use it)`);
+      }
+    }
+    return { models: models.length, handlers: scripts.length, collections: [...new Set(served)], problems, warnings };
   }
 
   async close(): Promise<void> {

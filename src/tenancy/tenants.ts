@@ -1,9 +1,9 @@
 // Apps by Host: one app in single-app mode; in tenant mode a sub-directory per tenant, loaded on first use.
 
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config.ts';
-import type { Logger } from '../exchange/log.ts';
+import { Logger } from '../exchange/log.ts';
 import type { RuntimeFactory } from '../exchange/runtime.ts';
 import { openStore } from '../store/open.ts';
 import { App } from './app.ts';
@@ -16,6 +16,8 @@ export class Apps {
   #log: Logger;
   #single: App | undefined;
   #tenants = new Map<string, Promise<App>>();
+  /** Start-up checks are done (see summarize()). */
+  #checked = false;
 
   constructor(config: Config, runtime: RuntimeFactory, log: Logger) {
     this.#config = config;
@@ -25,7 +27,15 @@ export class Apps {
 
   async #open(name: string, dir: string, storeUri: string): Promise<App> {
     const store = await openStore(storeUri, name);
-    return new App(name, dir, store, this.#runtime, this.#config.limits, name === '' ? this.#log : this.#log.child({ tenant: name }));
+    let app: App;
+    try {
+      app = new App(name, dir, store, this.#runtime, this.#config.limits, name === '' ? this.#log : this.#log.child({ tenant: name }));
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    this.#opened.add(app);
+    return app;
   }
 
   /** Opens the single app up front (so a bad store URI fails at start-up, not on a request). */
@@ -46,7 +56,12 @@ export class Apps {
       const gone = this.#tenants.get(name);
       if (gone) {
         this.#tenants.delete(name);
-        void gone.then((app) => app.close()).catch(() => {});
+        void gone
+          .then((app) => {
+            this.#opened.delete(app);
+            return app.close();
+          })
+          .catch(() => {});
       }
       return undefined;
     }
@@ -58,6 +73,71 @@ export class Apps {
     }
     return app;
   }
+
+  /**
+   * Logs what is served: each app's (or tenant's) collections, and every invalid model, handler
+   * or tenant directory by name, so that an operator sees them before the first request does.
+   */
+  async summarize(): Promise<void> {
+    try {
+      const tenantsDir = this.#config.tenants;
+      if (tenantsDir === undefined) {
+        await this.#report(this.#single!, this.#log);
+        return;
+      }
+      const dirs = readdirSync(resolve(tenantsDir), { withFileTypes: true }).filter((e) => e.isDirectory());
+      for (const d of dirs) {
+        if (!TENANT_NAME.test(d.name)) {
+          this.#log.warn(`tenant directory ${JSON.stringify(d.name)} is not served: tenant names are lower-case letters, digits and '-'`);
+          continue;
+        }
+        // Checked with a store of its own in memory: the tenant's data is opened on its first request.
+        const log = this.#log.child({ tenant: d.name });
+        const store = await openStore('sqlite::memory:', d.name);
+        let app: App;
+        try {
+          app = new App(d.name, join(resolve(tenantsDir), d.name), store, this.#runtime, this.#config.limits, new Logger(() => {}));
+        } catch (err) {
+          await store.close();
+          log.warn(`${d.name}: ${(err as Error).message}`);
+          continue;
+        }
+        try {
+          await this.#report(app, log);
+        } finally {
+          await app.close();
+        }
+      }
+      this.#log.info(`${dirs.length} tenant director${dirs.length === 1 ? 'y' : 'ies'} in ${resolve(tenantsDir)}`);
+    } finally {
+      this.#checked = true;
+    }
+  }
+
+  async #report(app: App, log: Logger): Promise<void> {
+    const r = await app.check();
+    log.info(`${app.name || 'app'}: ${r.collections.length ? `serves ${r.collections.join(', ')}` : 'serves no collection'}${r.problems.length ? `; ${r.problems.length} problem(s)` : ''}`);
+    for (const p of r.problems) log.warn(p);
+    for (const w of r.warnings) log.info(w);
+  }
+
+  /** Why requests cannot be served yet, or undefined when they can (`/readyz`). */
+  async ready(): Promise<string | undefined> {
+    if (!this.#checked) return 'start-up checks are running';
+    const apps = [...(this.#single ? [Promise.resolve(this.#single)] : []), ...this.#tenants.values()];
+    const results = await Promise.allSettled(apps.map(async (a) => (await a).store.ping()));
+    return results.some((r) => r.status === 'rejected') ? 'the store cannot be reached' : undefined;
+  }
+
+  /** Isolates alive in every open app. */
+  isolates(): number {
+    let n = this.#single?.runtime.isolates() ?? 0;
+    for (const app of this.#opened) n += app.runtime.isolates();
+    return n;
+  }
+
+  /** Apps opened so far (tenant mode opens on first request). */
+  #opened = new Set<App>();
 
   async close(): Promise<void> {
     const apps = [...(this.#single ? [Promise.resolve(this.#single)] : []), ...this.#tenants.values()];

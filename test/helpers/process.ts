@@ -9,6 +9,8 @@ export interface ServerProcess {
   readonly child: ChildProcess;
   /** Resolves with the exit code (or signal) once the process has exited. */
   readonly exited: Promise<number | string | null>;
+  /** Resolves with the first match of `re` in everything the process printed (now or later). */
+  waitFor(re: RegExp): Promise<RegExpExecArray>;
 }
 
 export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
@@ -18,14 +20,28 @@ export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}): 
   });
   const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
   let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
+  const waiting = new Set<() => void>();
+  const onData = (d: Buffer) => {
+    out += d;
+    for (const check of waiting) check();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const waitFor = (re: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = () => {
+        const m = re.exec(out);
+        if (m) {
+          waiting.delete(check);
+          resolve(m);
+        }
+      };
+      waiting.add(check);
+      check();
+      void exited.then(() => {
+        if (waiting.delete(check)) reject(new Error(`svc exited before printing ${re}:\n${out}`));
+      });
     });
-    child.stderr!.on('data', (d) => (out += d));
-    void exited.then(() => reject(new Error(`svc exited before listening:\n${out}`)));
-  });
-  return { url, child, exited };
+  const url = (await waitFor(/listening on (http:\/\/\S+)/))[1]!;
+  return { url, child, exited, waitFor };
 }

@@ -1,14 +1,16 @@
 // Test helpers: a real server on 127.0.0.1 port 0, and throw-away app directories.
 
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BuiltPlugins, Test as TapTest } from '@tapjs/test';
 import type { Config } from '../../src/config.ts';
 import { resolveLimits, type Limits } from '../../src/exchange/limits.ts';
 import type { LogSink } from '../../src/exchange/log.ts';
 import type { RuntimeFactory } from '../../src/exchange/runtime.ts';
 import { start, type Running } from '../../src/main.ts';
+import { EVENTS, handlerName } from '../../src/routing/events.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const EXAMPLE_APP = join(ROOT, 'app');
@@ -20,6 +22,8 @@ export interface StartOptions {
   dev?: boolean;
   publicUrl?: string;
   limits?: Partial<Limits>;
+  tenantConcurrency?: number;
+  cors?: string[];
   /** The handler runtime; default the sandbox. */
   runtime?: RuntimeFactory;
   /** Where log records go; default text lines on standard error. */
@@ -40,6 +44,11 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     store: opts.store ?? 'sqlite::memory:',
     dev: opts.dev ?? false,
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
+    ...(opts.cors ? { cors: opts.cors } : {}),
+    workers: 1,
+    tenantConcurrency: opts.tenantConcurrency ?? 64,
+    logFormat: 'text',
+    logLevel: 'info',
     limits: resolveLimits(opts.limits),
   };
   const running = await start(config, { ...(opts.runtime ? { runtime: opts.runtime } : {}), ...(opts.log ? { log: opts.log } : {}) });
@@ -47,6 +56,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
 }
 
 export interface AppFiles {
+  /** A directory whose files the app starts as a copy of (a fixture app). */
+  copyOf?: string;
   models?: Record<string, unknown>;
   resources?: Record<string, string>;
   /** Other files, path relative to the app directory → content. */
@@ -61,6 +72,7 @@ export function makeApp(files: AppFiles): { dir: string; write(rel: string, cont
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, content);
   };
+  if (files.copyOf !== undefined) cpSync(files.copyOf, dir, { recursive: true });
   mkdirSync(join(dir, 'models'), { recursive: true });
   mkdirSync(join(dir, 'resources'), { recursive: true });
   for (const [name, model] of Object.entries(files.models ?? {})) {
@@ -80,6 +92,35 @@ export async function send(url: string, method: string, body?: unknown, headers:
   });
 }
 
+/** A tap test (subtests are the same type). */
+type Test = TapTest<BuiltPlugins> & BuiltPlugins;
+
+/** A server for an app made of `files` in a temporary directory, stopped and removed when the test `t` ends. */
+export async function appServer(t: Pick<Test, 'teardown'>, files: AppFiles, opts: Omit<StartOptions, 'appDir'> = {}): Promise<TestServer & { dir: string; write(rel: string, content: string): void }> {
+  const app = makeApp(files);
+  const server = await startServer({ ...opts, appDir: app.dir });
+  t.teardown(async () => {
+    await server.close();
+    app.cleanup();
+  });
+  return Object.assign(server, { dir: app.dir, write: app.write });
+}
+
+/**
+ * The two ways a handler serves with the default handler: the one-line `svc.delegate();`, which
+ * the server recognises and runs without an isolate, and a module implementing every event as
+ * `svc.delegate()`, which runs in the isolate and reaches the default handler through the bridge.
+ */
+export const HANDLER_FORMS = [
+  { name: 'one-line svc.delegate()', code: 'svc.delegate();\n' },
+  { name: 'every event delegating in the isolate', code: EVENTS.map((e) => `export function ${handlerName(e)}() {\n  svc.delegate();\n}\n`).join('') },
+] as const;
+
+/** Runs `suite` once per handler form, as a subtest of `t` named after it; `delegate` is the handler's code. */
+export function eachHandlerForm(t: Pick<Test, 'test'>, suite: (t: Test, delegate: string) => Promise<void>): void {
+  for (const form of HANDLER_FORMS) t.test(form.name, (t) => suite(t, form.code));
+}
+
 /**
  * A server for a one-collection app (`notes`, one field `text` of `type`, served by
  * `svc.delegate()`), stopped and removed when the test `t` ends.
@@ -89,11 +130,5 @@ export async function notesServer(
   type: 'string' | 'text' = 'text',
   opts: Omit<StartOptions, 'appDir'> = {},
 ): Promise<TestServer> {
-  const app = makeApp({ models: { notes: { fields: { text: { type } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } });
-  const server = await startServer({ ...opts, appDir: app.dir });
-  t.teardown(async () => {
-    await server.close();
-    app.cleanup();
-  });
-  return server;
+  return appServer(t, { models: { notes: { fields: { text: { type } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } }, opts);
 }

@@ -46,6 +46,7 @@ export interface StubExchangeOptions {
   store?: Store;
   models?: ModelRegistry;
   tenant?: string;
+  fetchAllow?: string[];
 }
 
 export function stubExchange(o: StubExchangeOptions): Exchange {
@@ -58,6 +59,7 @@ export function stubExchange(o: StubExchangeOptions): Exchange {
     store: o.store ?? (undefined as unknown as Store),
     models: o.models ?? (undefined as unknown as ModelRegistry),
     limits: o.limits ?? resolveLimits(),
+    settings: { env: new Map(), fetchAllow: o.fetchAllow ?? [], limits: o.limits ?? resolveLimits() },
     handler: o.handler,
     target: { collection: o.collection, event, ...(o.id !== undefined ? { id: o.id } : {}) },
     model: { name: o.collection } as Model,
@@ -73,5 +75,6 @@ export function stubExchange(o: StubExchangeOptions): Exchange {
     representation: json,
     res: stubSink(),
     dev: false,
+    usage: { handlerCpuMs: 0 },
   };
 }

@@ -4,21 +4,16 @@
 // object of scalar fields; a body nested deeper than 100 levels is refused before it is parsed.
 
 import t from 'tap';
-import { makeApp, send, startServer } from '../helpers/server.ts';
+import { appServer, send } from '../helpers/server.ts';
 
 const model = { fields: { text: { type: 'string' } } };
-const app = makeApp({
+const server = await appServer(t, {
   models: { plain: model, scripted: model },
   resources: {
     'plain.ts': 'svc.delegate();\n',
     // Event functions: the request enters the sandbox.
     'scripted.ts': 'export function onCreate() { svc.delegate(); }\nexport function onList() { svc.delegate(); }\n',
   },
-});
-const server = await startServer({ appDir: app.dir });
-t.teardown(async () => {
-  await server.close();
-  app.cleanup();
 });
 
 const deep = (n: number) => `{"text":${'['.repeat(n)}${']'.repeat(n)}}`;

@@ -3,16 +3,11 @@
 // problem. A repeated field orders nothing new, and each distinct problem is reported once.
 
 import t from 'tap';
-import { makeApp, send, startServer } from '../helpers/server.ts';
+import { appServer, send } from '../helpers/server.ts';
 
-const app = makeApp({
+const server = await appServer(t, {
   models: { notes: { fields: { t: { type: 'string' }, r: { type: 'integer' } } } },
   resources: { 'notes.ts': 'svc.delegate();\n' },
-});
-const server = await startServer({ appDir: app.dir });
-t.teardown(async () => {
-  await server.close();
-  app.cleanup();
 });
 for (const [t, r] of [['b', 2], ['a', 2], ['c', 1]] as const) await send(server.at('/resources/notes'), 'POST', { t, r });
 

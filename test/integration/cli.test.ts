@@ -23,7 +23,28 @@ async function svc(...args: string[]): Promise<{ code: number; out: string }> {
 
 t.test('defaults, flags and environment variables', async (t) => {
   const d = parseConfig(['serve'], {});
-  t.same(d.config, { app: './app', port: 8080, host: '127.0.0.1', store: 'sqlite:./data/svc.sqlite', dev: false, limits: DEFAULT_LIMITS });
+  t.same(d.config, {
+    app: './app',
+    port: 8080,
+    host: '127.0.0.1',
+    store: 'sqlite:./data/svc.sqlite',
+    dev: false,
+    workers: 1,
+    tenantConcurrency: 64,
+    logFormat: 'text',
+    logLevel: 'info',
+    limits: DEFAULT_LIMITS,
+  });
+  t.match(parseConfig(['serve', '--workers', '3', '--store', 'sqlite:/x.db', '--tenant-concurrency', '5', '--log-format', 'json', '--log-level', 'warn'], {}).config, {
+    workers: 3,
+    tenantConcurrency: 5,
+    logFormat: 'json',
+    logLevel: 'warn',
+  });
+  t.match(parseConfig(['serve', '--store', 'sqlite:/x.db'], { SVC_WORKERS: 'auto' }).config.workers, Number);
+  t.throws(() => parseConfig(['serve', '--workers', '2', '--store', 'sqlite::memory:'], {}), /needs a store the workers share/);
+  t.throws(() => parseConfig(['serve', '--log-format', 'xml'], {}), /--log-format must be text or json/);
+  t.throws(() => parseConfig(['serve', '--log-level', 'loud'], {}), /--log-level must be one of/);
   const env = parseConfig(['serve'], { SVC_APP: '/a', SVC_TENANTS: '/t', PORT: '9', HOST: '0.0.0.0', SVC_STORE: 'sqlite::memory:', SVC_DEV: '1', SVC_MAX_BODY: '10', SVC_CPU_LIMIT: '50' });
   t.match(env.config, { app: '/a', tenants: '/t', port: 9, host: '0.0.0.0', store: 'sqlite::memory:', dev: true, limits: { maxBodyBytes: 10, cpuLimitMs: 50 } });
   const flags = parseConfig(['serve', '--app', '/b', '--port', '0', '--host', '::1', '--store', 'sqlite:/x.db', '--max-url', '100', '--request-timeout', '5', '--memory-limit', '32', '--max-output', '99', '--dev'], { SVC_APP: '/a', PORT: '9' });

@@ -93,6 +93,8 @@ t.test('shutdown finishes in-flight requests and refuses new ones', async (t) =>
     async check() {
       return undefined;
     },
+    isolates: () => 0,
+    events: async () => undefined,
     async close() {},
   };
   const server = await startServer({ appDir: app.dir, runtime: () => slow });

@@ -3,9 +3,9 @@
 import t from 'tap';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeApp, send, startServer } from '../helpers/server.ts';
+import { appServer, send } from '../helpers/server.ts';
 
-const app = makeApp({
+const server = await appServer(t, {
   models: {
     employees: {
       fields: {
@@ -19,11 +19,6 @@ const app = makeApp({
     broken: '{ "fields": { "x": { "type": "strnig" } } }',
   },
   resources: { 'employees.ts': 'svc.delegate();\n', 'a-b_c.js': 'svc.delegate();\n', 'broken.ts': 'svc.delegate();\n' },
-});
-const server = await startServer({ appDir: app.dir });
-t.teardown(async () => {
-  await server.close();
-  app.cleanup();
 });
 
 t.test('type metadata record exactly as specified', async (t) => {
@@ -67,9 +62,9 @@ t.test('a model without a handler script is not served', async (t) => {
   const res = await fetch(server.at('/resources/hidden'));
   t.equal(res.status, 404);
   t.equal((await res.json() as any).code, 'collection-not-found');
-  app.write('resources/hidden.js', 'svc.delegate();\n');
+  server.write('resources/hidden.js', 'svc.delegate();\n');
   t.equal((await fetch(server.at('/resources/hidden'))).status, 200, 'served as soon as the script exists');
-  rmSync(join(app.dir, 'resources/hidden.js'));
+  rmSync(join(server.dir, 'resources/hidden.js'));
   t.equal((await fetch(server.at('/resources/hidden'))).status, 404, 'and off again when it is removed');
 });
 
@@ -117,7 +112,7 @@ t.test('a hostile Host header is refused, not echoed into URLs', async (t) => {
 });
 
 t.test('model changes take effect on the next request', async (t) => {
-  const file = join(app.dir, 'models/employees.json');
+  const file = join(server.dir, 'models/employees.json');
   const original = JSON.stringify({ fields: { name: { type: 'string', required: true, max_length: 50 }, birthday: { type: 'date' }, active: { type: 'boolean' } } });
   writeFileSync(file, JSON.stringify({ fields: { name: { type: 'string', required: true, max_length: 50 }, birthday: { type: 'date' }, active: { type: 'boolean' }, team: { type: 'string' } } }));
   const created = await send(server.at('/resources/employees'), 'POST', { name: 'Zed', team: 'core' });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { Compiler } from '../../src/sandbox/compile.ts';
+import { HANDLER_FORMS } from '../helpers/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-compile-'));
 mkdirSync(join(dir, 'resources', 'lib'), { recursive: true });
@@ -24,6 +25,9 @@ t.test('only a script that is exactly svc.delegate() (comments aside) skips the 
     ["svc.delegate(); console.log('x');", false],
     ['export function onList() { svc.delegate(); }', false],
     ['const svc2 = svc; svc2.delegate();', false],
+    // The HTTP suites run once per form: the second must really go through the isolate.
+    [HANDLER_FORMS[0].code, true],
+    [HANDLER_FORMS[1].code, false],
   ];
   for (const [i, [code, expected]] of cases.entries()) {
     const artifact = await compiler.get(file(`d${i}.ts`, code));

@@ -40,6 +40,7 @@ t.test('a handler that throws is 500 handler-error with its message and line in 
     status: 500,
     detail: 'TypeError: n is missing (resources/lib/check.ts:2)',
     code: 'handler-error',
+    requestId: res.headers.get('x-request-id'),
   });
   t.ok(dev.log.some((l) => l.includes('handler threw TypeError: n is missing (resources/lib/check.ts:2)')), 'and in the log');
 });

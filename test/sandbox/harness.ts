@@ -1,8 +1,6 @@
 // Sandbox tests' common ground: a real server on port 0 whose apps run handlers in the sandbox, with its log captured.
 
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Limits } from '../../src/exchange/limits.ts';
 import { textSink } from '../../src/exchange/log.ts';
 import { createSandboxRuntime, type SandboxOptions } from '../../src/sandbox/runtime.ts';
@@ -32,7 +30,9 @@ export interface Options {
   sandbox?: SandboxOptions;
 }
 
-async function serve(dir: string, write: (rel: string, content: string) => void, cleanup: () => void, opts: Options): Promise<SandboxServer> {
+/** A server for an app made of `files` in a temporary directory. */
+export async function sandboxServer(files: AppFiles, opts: Options = {}): Promise<SandboxServer> {
+  const { dir, write, cleanup } = makeApp(files);
   const log: string[] = [];
   const server = await startServer({
     appDir: dir,
@@ -54,21 +54,9 @@ async function serve(dir: string, write: (rel: string, content: string) => void,
   };
 }
 
-/** A server for an app made of `files` in a temporary directory. */
-export function sandboxServer(files: AppFiles, opts: Options = {}): Promise<SandboxServer> {
-  const app = makeApp(files);
-  return serve(app.dir, app.write, app.cleanup, opts);
-}
-
 /** A server for a copy of the fixture app `test/fixtures/apps/<name>`. */
 export function fixtureServer(name: string, opts: Options = {}): Promise<SandboxServer> {
-  const dir = mkdtempSync(join(tmpdir(), `svc-${name}-`));
-  cpSync(join(FIXTURES, name), dir, { recursive: true });
-  const write = (rel: string, content: string) => {
-    mkdirSync(dirname(join(dir, rel)), { recursive: true });
-    writeFileSync(join(dir, rel), content);
-  };
-  return serve(dir, write, () => rmSync(dir, { recursive: true, force: true }), opts);
+  return sandboxServer({ copyOf: join(FIXTURES, name) }, opts);
 }
 
 /** JSON body of a response, typed loosely for assertions. */

@@ -3,6 +3,8 @@
 
 import { checkOutcome, type Op } from '../guest.ts';
 import { delegate, resource } from './delegate.ts';
+import { env } from './env.ts';
+import { fetch } from './fetch.ts';
 import { log } from './log.ts';
 import { model } from './model.ts';
 import { render, send, write } from './output.ts';
@@ -13,4 +15,4 @@ const finish: Op = (call, payload) => {
   return null;
 };
 
-export const OPS: Readonly<Record<string, Op>> = { write, send, render, delegate, resource, model, log, finish };
+export const OPS: Readonly<Record<string, Op>> = { write, send, render, delegate, resource, model, log, env, fetch, finish };

@@ -111,6 +111,7 @@ class SqliteStore implements Store {
 
   async ping(): Promise<void> {
     if (this.#closed) throw new Error('the store is closed');
+    this.#statements.row('SELECT 1', []);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,124 @@
+// `fetch()`: outbound HTTP on undici, to the origins the app's svc.json lists, and nowhere else.
+//
+// A handler could otherwise reach what only the server can: the host's own ports, the private
+// network, a cloud metadata service. So: the URL's origin must be listed; a host name is resolved
+// here, and if any of its addresses is loopback, private, link-local or otherwise not public the
+// request is refused (only an origin listed *as that address* may reach one); the connection
+// goes to the address that was checked (no second lookup a DNS answer could change: rebinding);
+// redirects are not followed (a 3xx comes back to the handler, whose next fetch is checked
+// again). Each request has bounded fetches, time and response bytes; no proxy, cookie or other
+// host credential is added.
+
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { Agent, request } from 'undici';
+import { GuestError, HEADER_NAME, HEADER_VALUE, isRecord, malformed, SERVER_HEADERS, type Op } from '../guest.ts';
+
+/** Addresses that are not the public internet. */
+const NOT_PUBLIC = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 3],
+] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 127], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv6');
+
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  return !NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** Headers the host sets for the connection; a handler's would be ignored or misused. */
+const OWN_HEADERS = new Set([...SERVER_HEADERS, 'host', 'expect', 'proxy-authorization']);
+
+export const fetch: Op = async (call, payload) => {
+  const { limits, settings } = call.ex;
+  if (!isRecord(payload) || typeof payload.url !== 'string') throw malformed('fetch');
+  const count = (call.fetches ?? 0) + 1;
+  call.fetches = count;
+  if (count > limits.fetchCount) throw new GuestError(`fetch(): this request made its ${limits.fetchCount} fetches; make fewer per request`);
+
+  let url: URL;
+  try {
+    url = new URL(payload.url);
+  } catch {
+    throw new GuestError(`fetch(): ${JSON.stringify(payload.url.slice(0, 200))} is not an absolute URL`, 'TypeError');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new GuestError(`fetch(): only http: and https: URLs can be fetched, not ${url.protocol}`, 'TypeError');
+  if (!settings.fetchAllow.includes(url.origin)) {
+    throw new GuestError(`fetch(): ${url.origin} is not an origin this app may fetch; list it under fetch.allow in the app's svc.json`);
+  }
+  const method = payload.method === undefined ? 'GET' : String(payload.method);
+  if (!METHODS.has(method)) throw new GuestError(`fetch(): method ${method.slice(0, 20)} is not supported`, 'TypeError');
+  const headers: Record<string, string> = {};
+  if (payload.headers !== undefined) {
+    if (!Array.isArray(payload.headers) || payload.headers.length > 100) throw malformed('headers');
+    for (const h of payload.headers) {
+      if (!Array.isArray(h) || typeof h[0] !== 'string' || typeof h[1] !== 'string') throw malformed('header');
+      if (!HEADER_NAME.test(h[0]) || !HEADER_VALUE.test(h[1])) throw new GuestError(`fetch(): the header ${h[0].slice(0, 50)} is not a valid header`, 'TypeError');
+      if (OWN_HEADERS.has(h[0])) throw new GuestError(`fetch(): the server sets ${h[0]}; a handler cannot`, 'TypeError');
+      headers[h[0]] = h[1];
+    }
+  }
+  const body = typeof payload.body === 'string' ? payload.body : undefined;
+
+  const signal = AbortSignal.timeout(limits.fetchTimeoutMs);
+  const timedOut = () => new GuestError(`fetch(): ${url.origin} did not answer within ${limits.fetchTimeoutMs} ms`);
+  // The address is checked here and the connection made to it: no later lookup can differ.
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let address: string;
+  if (isIP(host) !== 0) {
+    address = host; // listed as an address: the app's owner chose it, private or not
+  } else {
+    let found: { address: string; family: number }[];
+    try {
+      found = await Promise.race([
+        lookup(host, { all: true, verbatim: true }),
+        new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(timedOut()), { once: true })),
+      ]);
+    } catch (err) {
+      if (err instanceof GuestError) throw err;
+      throw new GuestError(`fetch(): ${host} cannot be resolved`);
+    }
+    const bad = found.find((a) => !isPublicAddress(a.address));
+    if (bad || found.length === 0) {
+      throw new GuestError(`fetch(): ${host} resolves to an address that is not public (${bad?.address ?? 'none'}); only an origin listed as that address may reach it`);
+    }
+    address = found[0]!.address;
+  }
+  const family = isIP(address);
+  const dispatcher = new Agent({
+    connect: {
+      lookup: (_name: string, options: { all?: boolean }, cb: (...args: unknown[]) => void) =>
+        options?.all ? cb(null, [{ address, family }]) : cb(null, address, family),
+    } as never,
+    connections: 1,
+  });
+  try {
+    const res = await request(url, { method: method as never, headers, body, dispatcher, signal, maxRedirections: 0 } as never);
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > limits.fetchMaxBytes) {
+        res.body.destroy();
+        throw new GuestError(`fetch(): the response of ${url.origin} is over ${limits.fetchMaxBytes} bytes`);
+      }
+      chunks.push(chunk);
+    }
+    const out: [string, string][] = [];
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (value !== undefined) out.push([name, Array.isArray(value) ? value.join(', ') : value]);
+    }
+    return { status: res.statusCode, url: url.href, headers: out, body: Buffer.concat(chunks).toString('utf8') };
+  } catch (err) {
+    if (err instanceof GuestError) throw err;
+    if (signal.aborted) throw timedOut();
+    throw new GuestError(`fetch(): the request to ${url.origin} failed (${(err as { code?: string }).code ?? 'network error'})`);
+  } finally {
+    void dispatcher.close().catch(() => {});
+  }
+};

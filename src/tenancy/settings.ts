@@ -1,0 +1,56 @@
+// Reading an app's `svc.json`: the published JSON Schema (runtime/svc-settings.schema.json, ajv),
+// then limits capped by the server's. A bad file is an error naming the file and what to fix.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import { SvcError } from '../errors.ts';
+import type { Limits } from '../exchange/limits.ts';
+import type { AppSettings } from '../exchange/settings.ts';
+
+const SCHEMA = JSON.parse(readFileSync(new URL('../../runtime/svc-settings.schema.json', import.meta.url), 'utf8'));
+const validate = new Ajv({ allErrors: true, strict: true }).compile(SCHEMA);
+
+/** Limits an app may lower in its settings. */
+const APP_LIMITS = ['cpuLimitMs', 'memoryLimitMiB', 'maxOutputBytes', 'maxIsolates', 'modelLimitMs', 'fetchCount', 'fetchTimeoutMs', 'fetchMaxBytes'] as const;
+
+interface SettingsFile {
+  fetch?: { allow?: string[] };
+  env?: Record<string, string>;
+  limits?: Partial<Record<(typeof APP_LIMITS)[number], number>>;
+}
+
+/** The settings of the app in `dir`: its `svc.json`, or none (no fetch, no env, the server's limits). */
+export function loadSettings(dir: string, server: Limits): AppSettings {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, 'svc.json'), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { env: new Map(), fetchAllow: [], limits: server };
+    throw new SvcError('app-settings-invalid', `svc.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`);
+  }
+  let file: SettingsFile;
+  try {
+    file = JSON.parse(text) as SettingsFile;
+  } catch (err) {
+    throw new SvcError('app-settings-invalid', `svc.json is not JSON: ${(err as Error).message}`);
+  }
+  if (!validate(file)) {
+    // Messages name where and what, never a value: env values are secrets.
+    const problems = validate.errors!.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    throw new SvcError('app-settings-invalid', `svc.json does not match runtime/svc-settings.schema.json: ${problems}`);
+  }
+  const limits: Record<string, number> = { ...server };
+  for (const name of APP_LIMITS) {
+    const asked = file.limits?.[name];
+    if (asked !== undefined) limits[name] = Math.min(asked, server[name]);
+  }
+  if (file.limits?.cpuLimitMs !== undefined && file.limits.cpuLimitMs < server.cpuLimitMs) {
+    limits.wallLimitMs = Math.min(server.wallLimitMs, Math.max(1000, 10 * limits.cpuLimitMs!));
+  }
+  return {
+    env: new Map(Object.entries(file.env ?? {})),
+    fetchAllow: (file.fetch?.allow ?? []).map((o) => new URL(o).origin),
+    limits: limits as unknown as Limits,
+  };
+}

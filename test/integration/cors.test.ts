@@ -1,0 +1,47 @@
+// CORS: off by default; with --cors, allowed origins get the headers a browser needs (on problems
+// too), preflights are answered from the methods the collection serves, other origins get none.
+
+import t from 'tap';
+import { appServer, HANDLER_FORMS } from '../helpers/server.ts';
+
+const MODELS = { notes: { fields: { text: { type: 'text' } } } };
+
+t.test('without --cors no CORS header is ever sent', async (t) => {
+  const server = await appServer(t, { models: MODELS, resources: { 'notes.ts': 'svc.delegate();\n' } });
+  const res = await fetch(server.at('/resources/notes'), { headers: { origin: 'https://app.example.com' } });
+  t.equal(res.headers.get('access-control-allow-origin'), null);
+  const pre = await fetch(server.at('/resources/notes'), { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+  t.equal(pre.status, 405, 'OPTIONS is not a method of this server');
+});
+
+t.test('an allowed origin gets the headers, on answers and on problems; another origin gets none', async (t) => {
+  const server = await appServer(t, { models: MODELS, resources: { 'notes.ts': 'svc.delegate();\n' } }, { cors: ['https://app.example.com'] });
+  const res = await fetch(server.at('/resources/notes'), { headers: { origin: 'https://app.example.com' } });
+  t.equal(res.headers.get('access-control-allow-origin'), 'https://app.example.com');
+  t.equal(res.headers.get('vary'), 'Origin');
+  for (const h of ['ETag', 'Location', 'Link', 'X-Total-Count']) t.match(res.headers.get('access-control-expose-headers'), h);
+  const problem = await fetch(server.at('/resources/notes/999'), { headers: { origin: 'https://app.example.com' } });
+  t.equal(problem.status, 404);
+  t.equal(problem.headers.get('access-control-allow-origin'), 'https://app.example.com', 'a browser can read the problem');
+  const other = await fetch(server.at('/resources/notes'), { headers: { origin: 'https://evil.example' } });
+  t.equal(other.headers.get('access-control-allow-origin'), null);
+});
+
+t.test('preflight: 204 with the methods the collection serves', async (t) => {
+  const server = await appServer(
+    t,
+    { models: { ...MODELS, every: MODELS.notes }, resources: { 'notes.ts': HANDLER_FORMS[0].code, 'every.ts': HANDLER_FORMS[1].code } },
+    { cors: ['*'] },
+  );
+  const preflight = (path: string, method: string, headers = 'content-type, if-match, cookie') =>
+    fetch(server.at(path), { method: 'OPTIONS', headers: { origin: 'https://x.example', 'access-control-request-method': method, 'access-control-request-headers': headers } });
+  const collection = await preflight('/resources/notes', 'POST');
+  t.equal(collection.status, 204);
+  t.equal(collection.headers.get('access-control-allow-origin'), '*');
+  t.equal(collection.headers.get('access-control-allow-methods'), 'GET, POST, HEAD', 'the default handler: list and create');
+  t.equal(collection.headers.get('access-control-allow-headers'), 'content-type, if-match', 'only headers the API reads');
+  t.equal((await preflight('/resources/notes/1', 'PUT')).headers.get('access-control-allow-methods'), 'GET, PUT, DELETE, HEAD');
+  t.equal((await preflight('/resources/every/1', 'PUT')).headers.get('access-control-allow-methods'), 'GET, PUT, POST, DELETE, HEAD', 'unknown without running the handler: every method');
+  t.equal((await preflight('/resources/nope', 'GET')).status, 404);
+  t.equal((await preflight('/resources/types', 'GET')).headers.get('access-control-allow-methods'), 'GET, HEAD');
+});
