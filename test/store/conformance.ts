@@ -17,6 +17,12 @@ import { makeModel } from '../fixtures/models.ts';
 export interface StoreSuiteOptions {
   /** A new, empty store. The suite closes it. */
   readonly newStore: () => Promise<Store>;
+  /**
+   * Behaviour the engine behind the store is known not to have, with the reason: those tests run
+   * as `todo` (reported, not failing). Only for test engines: the wire test server runs mingo,
+   * which orders strings by UTF-16 unit where MongoDB and SQLite order by code point.
+   */
+  readonly knownGaps?: { readonly codePointOrder?: string };
 }
 
 /**
@@ -52,10 +58,10 @@ export function storesOn(uri: string): { newStore: () => Promise<Store>; cleanup
 }
 
 /** The conformance suite on the store `uri` names. */
-export function runStoreSuiteOn(t: Test, uri: string): void {
+export function runStoreSuiteOn(t: Test, uri: string, options: Omit<StoreSuiteOptions, 'newStore'> = {}): void {
   const { newStore, cleanup } = storesOn(uri);
   t.teardown(cleanup);
-  runStoreSuite(t, { newStore });
+  runStoreSuite(t, { ...options, newStore });
 }
 
 export function query(q: Partial<Query> = {}): Query {
@@ -290,7 +296,7 @@ const ORDER_CASES: readonly [string[], number[]][] = [
   [['-updated', '-id'], [5, 6, 1, 3, 4, 2, 7]],
 ];
 
-export function runStoreSuite(t: Test, { newStore }: StoreSuiteOptions): void {
+export function runStoreSuite(t: Test, { newStore, knownGaps }: StoreSuiteOptions): void {
   async function open(t: Test): Promise<Store> {
     const store = await newStore();
     t.teardown(() => store.close());
@@ -380,7 +386,8 @@ export function runStoreSuite(t: Test, { newStore }: StoreSuiteOptions): void {
     }
   });
 
-  t.test('strings order by Unicode code point', async (t) => {
+  const codePointGap = knownGaps?.codePointOrder;
+  t.test('strings order by Unicode code point', codePointGap ? { todo: codePointGap } : {}, async (t) => {
     const store = await open(t);
     const model = makeModel('words', { w: 'string' });
     await store.ensure(model);
