@@ -1,10 +1,12 @@
 // Attack: MongoDB operator injection. Query strings, JSON and Atom bodies that try to become an operator
 // or a field path (`name[$ne]=x`, `{"$where": …}`, `{"a.b": 1}`, `name__gt[$gt]`) are each a 400, or
-// are taken as literal values. On SQLite always; on MongoDB too when one is at hand (test/helpers/mongodb.ts).
+// are taken as literal values. On SQLite, on the MongoDB store through the wire test server, and on a
+// MongoDB server when one is at hand (test/helpers/mongodb.ts).
 
 import t, { type Test } from 'tap';
 import { makeApp, send, startServer, type TestServer } from '../helpers/server.ts';
 import { mongoTarget, skipLine } from '../helpers/mongodb.ts';
+import { startMongoWireServer } from '../mongo-wire/server.ts';
 
 const MODEL = { fields: { name: { type: 'string' }, n: { type: 'integer' }, note: { type: 'text' } } };
 
@@ -104,6 +106,12 @@ function attacks(t: Test, store: string): void {
 }
 
 attacks(t, 'sqlite::memory:');
+
+t.test('on the wire test server', async (t) => {
+  const wire = await startMongoWireServer();
+  t.teardown(() => wire.stop());
+  attacks(t, `${wire.uri}attack`);
+});
 
 t.test('on MongoDB', async (t) => {
   const target = await mongoTarget();
