@@ -42,7 +42,7 @@ export const CATALOGUE = {
   'sandbox-unavailable': { status: 503, title: 'Service Unavailable', fix: 'No handler isolate could take the request (the sandbox is restarting); retry shortly.' },
   'tenant-busy': { status: 503, title: 'Service Unavailable', fix: 'This app has as many requests in progress as the server allows one app (--tenant-concurrency); retry after the Retry-After seconds.' },
   'not-ready': { status: 503, title: 'Service Unavailable', fix: 'The server is starting or cannot reach its store (see `detail`); /readyz turns 200 when it can serve.' },
-  'store-unavailable': { status: 503, title: 'Service Unavailable', fix: 'The data store could not be reached; retry later.' },
+  'store-unavailable': { status: 503, title: 'Service Unavailable', fix: 'The data store could not be reached, or was too busy to answer in time: retry after the seconds in Retry-After.' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof CATALOGUE;

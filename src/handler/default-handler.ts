@@ -171,7 +171,6 @@ async function remove(ex: Exchange, model: Model): Promise<DelegateResult> {
  */
 export async function runDefault(ex: Exchange, opts: { collect?: boolean } = {}): Promise<DelegateResult> {
   const model = ex.model;
-  await ex.store.ensure(model);
   switch (ex.target.event) {
     case 'list':
       return list(ex, model, opts.collect ?? false);

@@ -59,7 +59,6 @@ export function toQuery(model: Model, params: Record<string, unknown>, defaultOr
 export async function listMembers(store: Store, model: Model, params: Record<string, unknown> = {}): Promise<Member[]> {
   const q = toQuery(model, params);
   const query: Query = { ...q, count: Math.min(q.count ?? MODEL_API_MAX_LIST, MODEL_API_MAX_LIST) };
-  await store.ensure(model);
   const out: Member[] = [];
   for await (const m of store.list(model, query)) out.push(m);
   return out;
@@ -67,20 +66,17 @@ export async function listMembers(store: Store, model: Model, params: Record<str
 
 export async function countMembers(store: Store, model: Model, params: Record<string, unknown> = {}): Promise<number> {
   const query = toQuery(model, params);
-  await store.ensure(model);
   return store.count(model, query.filters);
 }
 
 export async function getMember(store: Store, model: Model, id: unknown): Promise<Member | null> {
   const n = parseId(id);
   if (n === undefined) return null;
-  await store.ensure(model);
   return store.get(model, n);
 }
 
 export async function createMember(store: Store, model: Model, values: Record<string, unknown>, text = false): Promise<Member> {
   const data = validateCreate(model, values, text);
-  await store.ensure(model);
   return store.insert(model, data, nextUpdated());
 }
 
@@ -91,7 +87,6 @@ export async function createMember(store: Store, model: Model, values: Record<st
 export async function updateMember(store: Store, model: Model, id: unknown, values: Record<string, unknown>, text = false, ifMatch?: readonly string[]): Promise<Member> {
   const n = parseId(id);
   if (n === undefined) throw new SvcError('member-not-found', `No ${model.name} member has the id ${String(id)}.`);
-  await store.ensure(model);
   const existing = await store.get(model, n);
   if (!existing) throw new SvcError('member-not-found', `No ${model.name} member has the id ${n}.`);
   if (ifMatch !== undefined && !ifMatch.includes(existing.updated)) {
@@ -110,7 +105,6 @@ export async function updateMember(store: Store, model: Model, id: unknown, valu
 export async function deleteMember(store: Store, model: Model, id: unknown, ifMatch?: readonly string[]): Promise<boolean> {
   const n = parseId(id);
   if (n === undefined) return false;
-  await store.ensure(model);
   let ifUpdated: string | undefined;
   if (ifMatch !== undefined) {
     const existing = await store.get(model, n);

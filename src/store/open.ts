@@ -1,15 +1,24 @@
-// Opening a store from its URI (README "Configuration").
+// Opening a store from its URI (README "Configuration"); each kind of store is loaded only when used.
 
 import type { Store } from './store.ts';
 
+export interface OpenOptions {
+  /**
+   * Do not wait for a MongoDB server at opening (default false: a server that cannot be reached
+   * is an error now). The store then connects on first use; `ping()` tells when it can answer.
+   */
+  readonly lazy?: boolean;
+}
+
 /** Opens the store of app `name` ('' in single-app mode; a tenant's name gets its own file or database). */
-export async function openStore(uri: string, name: string): Promise<Store> {
+export async function openStore(uri: string, name: string, options: OpenOptions = {}): Promise<Store> {
   if (uri.startsWith('sqlite:')) {
-    const { openSqliteStore } = await import('./sqlite.ts');
+    const { openSqliteStore } = await import('./sqlite/sqlite-store.ts');
     return openSqliteStore(uri, name);
   }
   if (uri.startsWith('mongodb://') || uri.startsWith('mongodb+srv://') || uri === 'mongodb-memory') {
-    throw new Error(`store ${uri.split('@').pop()}: the MongoDB store is not part of this version yet; use sqlite:<path>`);
+    const { openMongoStore } = await import('./mongodb/mongodb-store.ts');
+    return openMongoStore(uri, name, options);
   }
-  throw new Error(`unknown store URI "${uri}": use sqlite:<path>, sqlite::memory:, mongodb://… or mongodb-memory`);
+  throw new Error(`unknown store URI "${uri.replace(/\/\/[^@/?]*@/, '//…@')}": use sqlite:<path>, sqlite::memory:, mongodb://…, mongodb+srv://… or mongodb-memory`);
 }

@@ -1,16 +1,36 @@
-// The store interface: every implementation (node:sqlite, MongoDB) runs test/store/conformance.ts.
+// The store interface and the query contract every store keeps (test/store/conformance.ts holds them to it).
 
-import type { Filter, Member, MemberData, Model, Query } from '../model/types.ts';
+import { SvcError } from '../errors.ts';
+import type { Filter, Member, MemberData, Model, Order, Query, Value } from '../model/types.ts';
 
 /** Result of a conditional write. */
 export type WriteResult<T> = { ok: true; value: T } | { ok: false; reason: 'not-found' | 'conflict' };
 
 /**
  * The data of one app (tenant). Queries run inside the engine: filtering, ordering, slicing and
- * counting never load a whole collection into the process.
+ * counting never load a whole collection into the process. Every operation prepares the model's
+ * storage first when it has not been prepared yet, so callers never need `ensure`.
+ *
+ * Query semantics (the contract; both stores give identical results for the same data):
+ *
+ * - **Absent values.** A member without a value for a field is *absent* there (never stored as
+ *   null). An absent value satisfies exactly the filters `absentMatches` says it does: `isnull`
+ *   true, `ne` with a value (absent is "not equal"), `exact`/`in` that name `null`. It never
+ *   satisfies a comparison (`gt`, `lt`, `range`, …), a text condition or a date part.
+ * - **Order of absent values.** Absent sorts before every present value: first when ascending,
+ *   last when descending (SQLite's NULL and MongoDB's missing both behave so natively).
+ * - **Ties.** `orderTerms`: the requested terms up to the first `id`, then `id` ascending, so
+ *   every order is total and a page boundary never splits or repeats members.
+ * - **Text.** Strings compare by Unicode code point; text conditions match characters literally
+ *   (no wildcards); the case-insensitive ones lower-case both sides (`String.toLowerCase`).
+ * - **Dates.** Date and date-time values are canonical strings (README "Models"), so they order
+ *   as text; `year` is a range of that text, `month`/`day` its 2-digit parts.
+ * - **Limits.** `pageOf`: `start` members are skipped, then at most `count`; `count` 0 is an empty
+ *   page (MongoDB's `limit(0)` would mean "no limit"). An `in` lists at most MAX_IN_VALUES
+ *   values (src/model/query.ts).
  */
 export interface Store {
-  /** Create or migrate the storage of a model (table and indexes); idempotent and cheap to repeat. */
+  /** Prepares the storage of a model (table or collection, and indexes) now rather than on first use; idempotent. */
   ensure(model: Model): Promise<void>;
   /** Members matching `query`, in its order, streamed. */
   list(model: Model, query: Query): AsyncIterable<Member>;
@@ -26,8 +46,92 @@ export interface Store {
   replace(model: Model, id: number, data: MemberData, updated: string, ifUpdated?: string): Promise<WriteResult<Member>>;
   /** Deletes member `id`; with `ifUpdated`, only while the stored `updated` still equals it. */
   delete(model: Model, id: number, ifUpdated?: string): Promise<WriteResult<void>>;
-  /** Resolves when the store can serve (`/readyz`); rejects, quickly, when it cannot be reached. */
+  /** Resolves when the store can serve (`/readyz`); rejects, quickly (store-unavailable), when it cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
+/** Model objects are immutable (a changed file makes a new one), so a signature is computed once. */
+const signatures = new WeakMap<Model, string>();
+
+/** The declared fields' names and types: a store prepares a model again when this changes. */
+export function modelSignature(model: Model): string {
+  let sig = signatures.get(model);
+  if (sig === undefined) {
+    sig = model.declared.map((f) => `${f.name}:${f.type}`).join(',');
+    signatures.set(model, sig);
+  }
+  return sig;
+}
+
+/** Whether a member without a value for `filter.field` satisfies `filter` (see Store). */
+export function absentMatches(filter: Filter): boolean {
+  const { condition, value } = filter;
+  switch (condition) {
+    case 'isnull':
+      return value === true;
+    case 'exact':
+      return value === null;
+    case 'ne':
+      return value !== null;
+    case 'in':
+      return Array.isArray(value) ? value.includes(null) : value === null;
+    default:
+      return false;
+  }
+}
+
+/** The terms a query orders by: `order` up to its first `id` (unique: nothing left to break), then `id` ascending. */
+export function orderTerms(order: readonly Order[]): Order[] {
+  const terms: Order[] = [];
+  for (const o of order) {
+    terms.push(o);
+    if (o.field === 'id') return terms;
+  }
+  terms.push({ field: 'id', desc: false });
+  return terms;
+}
+
+/** The slice of a query: members skipped, and at most how many follow (undefined: to the end); `none` for `count` 0. */
+export function pageOf(query: Pick<Query, 'start' | 'count'>): { skip: number; limit: number | undefined; none: boolean } {
+  return { skip: query.start, limit: query.count, none: query.count === 0 };
+}
+
+/** A filter's single value (the first of a list). */
+export function oneValue(value: Value | Value[]): Value {
+  return Array.isArray(value) ? (value[0] ?? null) : value;
+}
+
+/**
+ * The 2-digit text of a month or day filter value, or undefined when no canonical date can
+ * have it (then the filter matches nothing). Year: see `yearRange`.
+ */
+export function datePartText(value: Value | Value[]): string | undefined {
+  const n = oneValue(value);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 99) return undefined;
+  return String(n).padStart(2, '0');
+}
+
+/** The text range [low, high) of canonical dates in year `value`, or undefined when none can be. */
+export function yearRange(value: Value | Value[]): [string, string] | undefined {
+  const y = oneValue(value);
+  if (typeof y !== 'number' || !Number.isInteger(y) || y < 0 || y > 9999) return undefined;
+  const yyyy = String(y).padStart(4, '0');
+  // Canonical dates start with a 4-digit year and a `-`; `.` follows `-` in code point order.
+  return [`${yyyy}-`, `${yyyy}.`];
+}
+
+/** Seconds a client is asked to wait (`Retry-After`) when the store cannot be reached. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The 503 of a store that cannot be reached or is too busy to answer in time. The message names
+ * no host, path or driver detail; `cause` keeps the original error for the server's log.
+ */
+export function storeUnavailable(cause?: unknown): SvcError {
+  const err = new SvcError('store-unavailable', `The data store cannot be reached right now; retry in ${RETRY_AFTER_SECONDS} s.`, {
+    headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+  });
+  if (cause !== undefined) Object.defineProperty(err, 'cause', { value: cause, enumerable: false });
+  return err;
+}

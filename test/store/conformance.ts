@@ -1,18 +1,67 @@
 // The store conformance suite: every Store implementation runs it and must give identical results.
 //
 //   runStoreSuite(t, { newStore: () => openSqliteStore('sqlite::memory:', '') })
+//   runStoreSuiteOn(t, 'mongodb://127.0.0.1:27017/')   // any store URI
 //
 // Each test opens a fresh, empty store with `newStore` and closes it afterwards. Expected results
 // are written out by hand, never computed by reimplementing the semantics.
 
+import { MongoClient } from 'mongodb';
 import type { Test } from 'tap';
 import type { Condition, Filter, Member, MemberData, Model, Order, Query, Value } from '../../src/model/types.ts';
+import { databaseName } from '../../src/store/mongodb/connection.ts';
+import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/store.ts';
 import { makeModel } from '../fixtures/models.ts';
 
 export interface StoreSuiteOptions {
   /** A new, empty store. The suite closes it. */
   readonly newStore: () => Promise<Store>;
+  /**
+   * Behaviour the engine behind the store is known not to have, with the reason: those tests run
+   * as `todo` (reported, not failing). Only for test engines: the wire test server runs mingo,
+   * which orders strings by UTF-16 unit where MongoDB and SQLite order by code point.
+   */
+  readonly knownGaps?: { readonly codePointOrder?: string };
+}
+
+/**
+ * A fresh, empty store per call on the store that `uri` names (README "Configuration"): a new
+ * in-memory database, a new file beside a `sqlite:` path (left for the caller to remove), or a
+ * new MongoDB database (dropped again when it is closed, where the server allows).
+ */
+export function storesOn(uri: string): { newStore: () => Promise<Store>; cleanup: () => Promise<void> } {
+  // Names unique to this run, so that runs sharing a server never meet.
+  const run = `c${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+  let n = 0;
+  if (uri === 'sqlite::memory:') return { newStore: () => openStore(uri, ''), cleanup: async () => {} };
+  // A file per store beside the path, as a tenant's (`svc.sqlite` → `svc.<name>.sqlite`).
+  if (uri.startsWith('sqlite:')) return { newStore: () => openStore(uri, `${run}-${++n}`), cleanup: async () => {} };
+  if (uri.startsWith('mongodb://') || uri.startsWith('mongodb+srv://')) {
+    const admin = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
+    return {
+      newStore: async () => {
+        const name = `${run}-${++n}`;
+        const store = await openStore(uri, name);
+        const close = store.close.bind(store);
+        // Where the server has dropDatabase; a server without it keeps the (small) database.
+        store.close = async () => {
+          await close();
+          await admin.db(databaseName(uri, name)).dropDatabase().catch(() => {});
+        };
+        return store;
+      },
+      cleanup: () => admin.close(),
+    };
+  }
+  throw new Error(`no conformance stores for ${uri}`);
+}
+
+/** The conformance suite on the store `uri` names. */
+export function runStoreSuiteOn(t: Test, uri: string, options: Omit<StoreSuiteOptions, 'newStore'> = {}): void {
+  const { newStore, cleanup } = storesOn(uri);
+  t.teardown(cleanup);
+  runStoreSuite(t, { ...options, newStore });
 }
 
 export function query(q: Partial<Query> = {}): Query {
@@ -247,7 +296,7 @@ const ORDER_CASES: readonly [string[], number[]][] = [
   [['-updated', '-id'], [5, 6, 1, 3, 4, 2, 7]],
 ];
 
-export function runStoreSuite(t: Test, { newStore }: StoreSuiteOptions): void {
+export function runStoreSuite(t: Test, { newStore, knownGaps }: StoreSuiteOptions): void {
   async function open(t: Test): Promise<Store> {
     const store = await newStore();
     t.teardown(() => store.close());
@@ -337,7 +386,8 @@ export function runStoreSuite(t: Test, { newStore }: StoreSuiteOptions): void {
     }
   });
 
-  t.test('strings order by Unicode code point', async (t) => {
+  const codePointGap = knownGaps?.codePointOrder;
+  t.test('strings order by Unicode code point', codePointGap ? { todo: codePointGap } : {}, async (t) => {
     const store = await open(t);
     const model = makeModel('words', { w: 'string' });
     await store.ensure(model);
@@ -495,6 +545,20 @@ export function runStoreSuite(t: Test, { newStore }: StoreSuiteOptions): void {
     t.equal(await store.count(v4, []), 3);
   });
 
+  t.test('every operation prepares its model itself: ensure is never required', async (t) => {
+    const store = await open(t);
+    const fresh = makeModel('unprepared', { a: 'string' });
+    t.equal(await store.count(fresh, []), 0, 'count of a model never seen');
+    t.same(await ids(store, fresh, { order: order('a') }), [], 'list of a model never seen');
+    t.equal(await store.get(fresh, 1), null, 'get of a model never seen');
+    t.same(await store.delete(makeModel('untouched', {}), 1), { ok: false, reason: 'not-found' }, 'delete of a model never seen');
+    t.same(await store.insert(fresh, { a: 'x' }, stamp(1)), { id: 1, updated: stamp(1), a: 'x' });
+    const grown = makeModel('unprepared', { a: 'string', b: 'integer' });
+    t.same(await store.replace(grown, 1, { a: 'y', b: 2 }, stamp(2)), { ok: true, value: { id: 1, updated: stamp(2), a: 'y', b: 2 } }, 'a model that gained a field, used at once');
+    t.same(await ids(store, grown, { filters: [filter('b', 'gte', 2)], order: order('-b') }), [1]);
+    t.equal(await store.count(grown, [filter('b', 'exact', 2)]), 1);
+  });
+
   t.test('names that differ only in case are distinct', async (t) => {
     const store = await open(t);
     const lower = makeModel('things', { name: 'string' });
@@ -625,7 +689,8 @@ export function runStoreSuite(t: Test, { newStore }: StoreSuiteOptions): void {
     await store.ensure(model);
     const created = await Promise.all(Array.from({ length: 50 }, (_, n) => store.insert(model, { n }, stamp(n))));
     t.same(created.map((m) => m.id).sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1), 'distinct ids 1–50');
-    t.ok(created.every((m) => m.n === m.id - 1), 'each insert got back its own member, in call order');
+    // Which of the concurrent inserts gets which id is not specified (MongoDB takes them from a counter over several connections).
+    t.ok(created.every((m, i) => m.n === i), 'each insert got back its own member');
     t.equal(await store.count(model, []), 50);
 
     const results = await Promise.all([

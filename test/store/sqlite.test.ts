@@ -7,22 +7,21 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Member, Model, Query } from '../../src/model/types.ts';
-import { prefixSuccessor, quoteIdent, selectSql, countSql, type TableShape } from '../../src/store/sql.ts';
-import { openDatabase, openSqliteStore, sqlitePath } from '../../src/store/sqlite.ts';
+import { prefixSuccessor, quoteIdent, selectSql, countSql, type TableShape } from '../../src/store/sqlite/sql.ts';
+import { openDatabase, sqlitePath } from '../../src/store/sqlite/database.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { makeModel } from '../fixtures/models.ts';
-import { collect, filter, order, query, runStoreSuite } from './conformance.ts';
+import { collect, filter, order, query, runStoreSuiteOn } from './conformance.ts';
 
-const SQLITE_MODULE = fileURLToPath(new URL('../../src/store/sqlite.ts', import.meta.url));
+const SQLITE_MODULE = fileURLToPath(new URL('../../src/store/sqlite/sqlite-store.ts', import.meta.url));
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
 
 t.test('conformance: sqlite::memory:', async (t) => {
-  runStoreSuite(t, { newStore: () => openSqliteStore('sqlite::memory:', '') });
+  runStoreSuiteOn(t, 'sqlite::memory:');
 });
 
 t.test('conformance: sqlite file', async (t) => {
-  const dir = t.testdir();
-  let n = 0;
-  runStoreSuite(t, { newStore: () => openSqliteStore(`sqlite:${join(dir, `s${++n}`, 'svc.sqlite')}`, '') });
+  runStoreSuiteOn(t, `sqlite:${join(t.testdir(), 'svc.sqlite')}`);
 });
 
 t.test('SQL translation binds every value', async (t) => {

@@ -4,7 +4,8 @@
 // always bound (`?`), never written into the SQL; only identifiers are, double-quoted.
 
 import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
-import type { Condition, FieldType, Filter, Order, Query, Value } from '../model/types.ts';
+import type { Condition, FieldType, Filter, Order, Query, Value } from '../../model/types.ts';
+import { datePartText, oneValue as one, orderTerms, pageOf, yearRange } from '../store.ts';
 
 /** One field as stored: the column that holds it and the field's current type. */
 export interface Column {
@@ -84,11 +85,10 @@ export function prefixSuccessor(prefix: string): string | undefined {
 type Translate = (col: string, value: Value | Value[], column: Column) => Sql;
 
 const FALSE: Sql = { sql: '0', params: [] };
-const one = (v: Value | Value[]): Value => (Array.isArray(v) ? (v[0] ?? null) : v);
 const lower = (v: Value | Value[]): string => String(one(v)).toLowerCase();
 
 function compare(op: string): Translate {
-  // NULL compared with anything is NULL, so absent values never match (as MongoDB's $gt & co.).
+  // NULL compared with anything is NULL, so absent values never match (the contract in ../store.ts).
   return (col, value) => ({ sql: `${col} ${op} ?`, params: [toSql(one(value))] });
 }
 
@@ -126,13 +126,15 @@ function contains(col: string, needle: string, fold: boolean): Sql {
 /** Compares the 2-digit month or day of a canonical date / date-time string. */
 function datePart(start: number): Translate {
   return (col, value) => {
-    const n = one(value);
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 99) return FALSE;
-    return { sql: `substr(${col}, ${start}, 2) = ?`, params: [String(n).padStart(2, '0')] };
+    const part = datePartText(value);
+    return part === undefined ? FALSE : { sql: `substr(${col}, ${start}, 2) = ?`, params: [part] };
   };
 }
 
-/** How each condition of README "Collection queries" reads in SQL; `col` is the quoted column. */
+/**
+ * How each condition of README "Collection queries" reads in SQL; `col` is the quoted column.
+ * What absent values (NULL) match is the contract of ../store.ts (`absentMatches`).
+ */
 const CONDITION_SQL: Record<Condition, Translate> = {
   exact: (col, value) => {
     const v = one(value);
@@ -149,7 +151,7 @@ const CONDITION_SQL: Record<Condition, Translate> = {
   gte: compare('>='),
   lt: compare('<'),
   lte: compare('<='),
-  // MongoDB's $ne semantics: absent values are "not equal" too.
+  // Absent values are "not equal" too.
   ne: (col, value) => {
     const v = one(value);
     return v === null
@@ -170,12 +172,10 @@ const CONDITION_SQL: Record<Condition, Translate> = {
     return { sql: `${col} >= ? AND ${col} <= ?`, params: [toSql(low ?? null), toSql(high ?? null)] };
   },
   isnull: (col, value) => ({ sql: one(value) ? `${col} IS NULL` : `${col} IS NOT NULL`, params: [] }),
-  // Canonical dates start with a 4-digit year, so a year is a range of the text (index-friendly).
+  // A range of the text, so the field's index serves it.
   year: (col, value) => {
-    const y = one(value);
-    if (typeof y !== 'number' || !Number.isInteger(y) || y < 0 || y > 9999) return FALSE;
-    const yyyy = String(y).padStart(4, '0');
-    return { sql: `${col} >= ? AND ${col} < ?`, params: [`${yyyy}-`, `${yyyy}.`] };
+    const range = yearRange(value);
+    return range === undefined ? FALSE : { sql: `${col} >= ? AND ${col} < ?`, params: range };
   },
   month: datePart(6),
   day: datePart(9),
@@ -202,17 +202,12 @@ export function whereSql(shape: TableShape, filters: readonly Filter[]): Sql {
 }
 
 /**
- * The ORDER BY clause: `order` in priority, ties broken by `id` ascending. NULLs sort first when
- * ascending and last when descending, which is SQLite's natural behaviour and MongoDB's, so no
- * NULLS FIRST/LAST is written (and the `(field, id)` indexes serve the order).
+ * The ORDER BY clause of `orderTerms(order)`. NULLs sort first when ascending and last when
+ * descending, which is what the contract asks and SQLite does by itself, so no NULLS FIRST/LAST
+ * is written (and the `(field, id)` indexes serve the order).
  */
 export function orderSql(shape: TableShape, order: readonly Order[]): string {
-  const terms: string[] = [];
-  for (const o of order) {
-    terms.push(`${quoteIdent(column(shape, o.field).column)}${o.desc ? ' DESC' : ''}`);
-    if (o.field === 'id') return ` ORDER BY ${terms.join(', ')}`; // id is unique: nothing to break
-  }
-  terms.push('"id"');
+  const terms = orderTerms(order).map((o) => `${quoteIdent(column(shape, o.field).column)}${o.desc ? ' DESC' : ''}`);
   return ` ORDER BY ${terms.join(', ')}`;
 }
 
@@ -232,10 +227,11 @@ export function selectSql(shape: TableShape, query: Query): Sql {
   const where = whereSql(shape, query.filters);
   const params = [...where.params];
   let sql = `SELECT ${columnsSql(shape)} FROM ${quoteIdent(shape.table)}${where.sql}${orderSql(shape, query.order)}`;
-  if (query.count !== undefined || query.start > 0) {
-    // LIMIT -1 is "no limit" in SQLite; OFFSET needs a LIMIT.
+  const page = pageOf(query);
+  if (page.limit !== undefined || page.skip > 0) {
+    // LIMIT -1 is "no limit" in SQLite (and LIMIT 0 no rows); OFFSET needs a LIMIT.
     sql += ' LIMIT ? OFFSET ?';
-    params.push(query.count ?? -1, query.start);
+    params.push(page.limit ?? -1, page.skip);
   }
   return { sql, params };
 }

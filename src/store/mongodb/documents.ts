@@ -1,0 +1,103 @@
+// Members ↔ MongoDB documents: which document key holds each field, and values in their canonical forms.
+
+import type { FieldType, Member, MemberData, Model, Value } from '../../model/types.ts';
+
+/**
+ * A stored member: `_id` is the member id, `updated` its stamp, then one key per present
+ * declared field (absent fields have no key, never null). Dates stay canonical strings, so they
+ * order and compare exactly as in SQLite.
+ */
+export type MemberDocument = { _id: number; updated: string; [key: string]: Value };
+
+/** Document keys are identifiers: never an operator (`$…`) or a path (`a.b`). */
+const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The document key of a field of `model`. Field names are identifiers without `__` (src/model/load.ts),
+ * so a declared name that starts with `_` gets one more: `_id` → `__id` can collide neither with
+ * MongoDB's `_id` nor with another field. Throws for a field the model does not have: keys come
+ * from the model, never from a request.
+ */
+export function fieldKey(model: Model, field: string): string {
+  const key = keysOf(model).get(field);
+  if (key === undefined) throw new Error(`model ${model.name} has no field ${JSON.stringify(field)}`);
+  return key;
+}
+
+/** Model objects are immutable (a changed file makes a new one), so their keys are worked out once. */
+const keys = new WeakMap<Model, ReadonlyMap<string, string>>();
+
+function keysOf(model: Model): ReadonlyMap<string, string> {
+  let map = keys.get(model);
+  if (map === undefined) {
+    const m = new Map<string, string>();
+    for (const field of model.fields.keys()) {
+      const key = field === 'id' ? '_id' : field.startsWith('_') ? `_${field}` : field;
+      if (!KEY.test(key)) throw new Error(`field name ${JSON.stringify(field)} of model ${model.name} cannot be a document key`);
+      m.set(field, key);
+    }
+    map = m;
+    keys.set(model, map);
+  }
+  return map;
+}
+
+/** The document of a member. */
+export function toDocument(model: Model, id: number, updated: string, data: MemberData): MemberDocument {
+  const doc: MemberDocument = { _id: id, updated };
+  for (const f of model.declared) {
+    const v = data[f.name];
+    if (v !== null && v !== undefined) doc[fieldKey(model, f.name)] = v;
+  }
+  return doc;
+}
+
+/**
+ * The `$set` and `$unset` of a replace: `updated` and every present declared field set, every
+ * absent declared one removed. Keys of fields the model no longer declares are left alone, so a
+ * field that comes back finds its values again (as SQLite keeps the column).
+ */
+export function replacement(model: Model, updated: string, data: MemberData): { $set: Record<string, Value>; $unset?: Record<string, ''> } {
+  const $set: Record<string, Value> = { updated };
+  const $unset: Record<string, ''> = {};
+  for (const f of model.declared) {
+    const v = data[f.name];
+    if (v !== null && v !== undefined) $set[fieldKey(model, f.name)] = v;
+    else $unset[fieldKey(model, f.name)] = '';
+  }
+  return Object.keys($unset).length > 0 ? { $set, $unset } : { $set };
+}
+
+/** A stored value in its canonical form for a field of `type` (a value may be left from an earlier type). */
+function fromStored(type: FieldType, v: unknown): Value {
+  switch (type) {
+    case 'boolean':
+      return typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : Boolean(v);
+    case 'integer':
+    case 'float':
+    case 'auto':
+      return typeof v === 'number' ? v : Number(v);
+    default:
+      return typeof v === 'string' ? v : String(v);
+  }
+}
+
+/** The member of a document: `id`, `updated`, then the present declared fields in model order. */
+export function toMember(model: Model, doc: Record<string, unknown>): Member {
+  const member: Member = { id: Number(doc._id), updated: String(doc.updated) };
+  for (const f of model.declared) {
+    const v = doc[fieldKey(model, f.name)];
+    if (v !== null && v !== undefined) member[f.name] = fromStored(f.type, v);
+  }
+  return member;
+}
+
+/** The member as written (what `insert` and `replace` return without reading it back). */
+export function writtenMember(model: Model, id: number, updated: string, data: MemberData): Member {
+  const member: Member = { id, updated };
+  for (const f of model.declared) {
+    const v = data[f.name];
+    if (v !== null && v !== undefined) member[f.name] = v;
+  }
+  return member;
+}

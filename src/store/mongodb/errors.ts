@@ -1,0 +1,79 @@
+// Driver errors as the server reports them: a database that cannot answer is 503 store-unavailable.
+
+import { MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError } from 'mongodb';
+import { storeUnavailable } from '../store.ts';
+
+/** Error labels the driver or server put on errors that a later attempt may not meet. */
+const TRANSIENT_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'ResetPool', 'SystemOverloadedError', 'RetryableError'];
+
+/**
+ * Server error codes of a database that is (for now) unable to answer: no primary, shutting
+ * down, overloaded, timed out, a write conflict. https://www.mongodb.com/docs/manual/reference/error-codes/
+ */
+const UNAVAILABLE_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  24, // LockTimeout
+  46, // LockBusy
+  50, // MaxTimeMSExpired
+  64, // WriteConcernFailed
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  112, // WriteConflict
+  133, // FailedToSatisfyReadPreference
+  134, // ReadConcernMajorityNotAvailableYet
+  189, // PrimarySteppedDown
+  262, // ExceededTimeLimit
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
+
+/** Class names of driver errors that mean "no usable connection" (some are not exported as classes). */
+const UNAVAILABLE_ERRORS = new Set([
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoServerClosedError',
+  'MongoPoolClosedError',
+  'MongoWaitQueueTimeoutError',
+  'MongoStalePrimaryError',
+  'MongoOperationTimeoutError',
+]);
+
+/**
+ * Node's codes for a connection that failed. The driver wraps most of these in MongoNetworkError,
+ * but not all: a write to a socket the server just closed surfaces as a plain EPIPE.
+ */
+const NETWORK_CODES = new Set([
+  'EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
+  'ENOTFOUND', 'EAI_AGAIN', 'ERR_SOCKET_CLOSED', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END',
+]);
+
+/** Whether `e` (from a driver call) says the database cannot answer now (and a retry later may succeed). */
+export function isUnavailable(e: unknown): boolean {
+  if (!(e instanceof MongoError)) {
+    const code = (e as { code?: unknown } | null)?.code;
+    return e instanceof Error && typeof code === 'string' && NETWORK_CODES.has(code);
+  }
+  if (e instanceof MongoNetworkError || e instanceof MongoServerSelectionError || e instanceof MongoWriteConcernError) return true;
+  if (UNAVAILABLE_ERRORS.has(e.name)) return true;
+  if (TRANSIENT_LABELS.some((label) => e.hasErrorLabel(label))) return true;
+  return e instanceof MongoServerError && typeof e.code === 'number' && UNAVAILABLE_CODES.has(e.code);
+}
+
+/** Whether `e` is a duplicate key (E11000). */
+export function isDuplicateKey(e: unknown): boolean {
+  return e instanceof MongoServerError && e.code === 11000;
+}
+
+/**
+ * What a store operation throws for a driver error: store-unavailable (no host, URI or stack in
+ * it; the cause is kept for the log) when the database cannot answer, else the error itself
+ * (a 500 whose details only the log shows, as for an unexpected SQLite error).
+ */
+export function storeError(e: unknown): unknown {
+  return isUnavailable(e) ? storeUnavailable(e) : e;
+}

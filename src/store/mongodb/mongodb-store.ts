@@ -1,0 +1,232 @@
+// The MongoDB store (README "MongoDB"): one database per app, one collection per model, on the official driver.
+
+import type { Collection, Db, Document } from 'mongodb';
+import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
+import { modelSignature, type Store, type WriteResult } from '../store.ts';
+import { acquireClient, clientOptions, databaseName, redact } from './connection.ts';
+import { fieldKey, replacement, toDocument, toMember, writtenMember } from './documents.ts';
+import { isDuplicateKey, storeError } from './errors.ts';
+import { acquireMemoryServer } from './memory.ts';
+import { translateFilters, translateQuery } from './translate.ts';
+
+/**
+ * The collection of id counters: `{ _id: <model name>, seq: <last id> }`. Model names have no
+ * `.`, so no model's collection can be called this.
+ */
+export const COUNTERS = 'svc.counters';
+
+/** A member's document as the driver types it (the shape is documents.ts's MemberDocument). */
+type Stored = { _id: number } & Document;
+
+/** A model's collection, prepared (indexes created) for the model's signature. */
+interface Prepared {
+  readonly signature: string;
+  readonly ready: Promise<Collection<Stored>>;
+}
+
+interface CounterDocument {
+  _id: string;
+  seq: number;
+}
+
+/**
+ * Opens the store of app `name` ('' in single-app mode) for a `mongodb://…`, `mongodb+srv://…`
+ * or `mongodb-memory` URI. Connects first, so that a database that cannot be reached is one
+ * clear error at start-up (no password in it); `lazy` skips that and connects on first use.
+ */
+export async function openMongoStore(uri: string, name: string, { lazy = false }: { lazy?: boolean } = {}): Promise<Store> {
+  const memory = uri === 'mongodb-memory' ? await acquireMemoryServer() : undefined;
+  const target = memory?.uri ?? uri;
+  let db: string;
+  try {
+    db = databaseName(target, name);
+  } catch (e) {
+    await memory?.release();
+    throw e;
+  }
+  const { client, release } = acquireClient(target, clientOptions(target, { durable: !memory }));
+  const close = async () => {
+    await release();
+    await memory?.release();
+  };
+  if (!lazy) {
+    try {
+      await client.db(db).command({ ping: 1 });
+    } catch (e) {
+      await close().catch(() => {});
+      throw new Error(`store ${redact(uri)}: cannot reach MongoDB (${redact(String((e as Error)?.message ?? e))})`);
+    }
+  }
+  return new MongoStore(client.db(db), close);
+}
+
+class MongoStore implements Store {
+  readonly #db: Db;
+  readonly #counters: Collection<CounterDocument>;
+  readonly #release: () => Promise<void>;
+  /** Prepared collections by model name, with the signature they were prepared for. */
+  readonly #collections = new Map<string, Prepared>();
+  /** By Model object: a request's model is the same object as the previous request's while its file is unchanged. */
+  #byModel = new WeakMap<Model, Prepared>();
+  #closed = false;
+
+  constructor(db: Db, release: () => Promise<void>) {
+    this.#db = db;
+    this.#counters = db.collection<CounterDocument>(COUNTERS);
+    this.#release = release;
+  }
+
+  async ensure(model: Model): Promise<void> {
+    await this.#collection(model);
+  }
+
+  async *list(model: Model, query: Query): AsyncIterable<Member> {
+    const c = await this.#collection(model);
+    const { filter, sort, skip, limit } = translateQuery(model, query);
+    // Filter, sort, skip and limit all run in the server; members arrive in batches as they are read.
+    const cursor = c.find(filter, { sort, ...(skip > 0 ? { skip } : {}), ...(limit !== undefined ? { limit } : {}) });
+    try {
+      for await (const doc of cursor) yield toMember(model, doc);
+    } catch (e) {
+      throw storeError(e);
+    } finally {
+      // Also when the consumer stops early: the server forgets the cursor.
+      await cursor.close().catch(() => {});
+    }
+  }
+
+  async count(model: Model, filters: readonly Filter[]): Promise<number> {
+    const c = await this.#collection(model);
+    try {
+      // Without filters, the count the server keeps in the collection's metadata: no scan.
+      return filters.length === 0 ? await c.estimatedDocumentCount() : await c.countDocuments(translateFilters(model, filters));
+    } catch (e) {
+      throw storeError(e);
+    }
+  }
+
+  async get(model: Model, id: number): Promise<Member | null> {
+    const c = await this.#collection(model);
+    try {
+      const doc = await c.findOne({ _id: { $eq: id } });
+      return doc ? toMember(model, doc) : null;
+    } catch (e) {
+      throw storeError(e);
+    }
+  }
+
+  async insert(model: Model, data: MemberData, updated: string): Promise<Member> {
+    const c = await this.#collection(model);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const id = await this.#nextId(model);
+        try {
+          await c.insertOne(toDocument(model, id, updated, data));
+          return writtenMember(model, id, updated, data);
+        } catch (e) {
+          // The counter is behind the collection (it was lost, or data was restored without it):
+          // move it past the highest id and take the next one. Ids are still never reused.
+          if (!isDuplicateKey(e) || attempt > 1) throw e;
+          await this.#catchUp(model, c);
+        }
+      }
+    } catch (e) {
+      throw storeError(e);
+    }
+  }
+
+  async replace(model: Model, id: number, data: MemberData, updated: string, ifUpdated?: string): Promise<WriteResult<Member>> {
+    const c = await this.#collection(model);
+    try {
+      // One filtered write: the check of `updated` and the write cannot be separated by another writer.
+      const result = await c.updateOne(this.#target(id, ifUpdated), replacement(model, updated, data));
+      if (result.matchedCount === 1) return { ok: true, value: writtenMember(model, id, updated, data) };
+      return { ok: false, reason: await this.#missReason(c, id, ifUpdated) };
+    } catch (e) {
+      throw storeError(e);
+    }
+  }
+
+  async delete(model: Model, id: number, ifUpdated?: string): Promise<WriteResult<void>> {
+    const c = await this.#collection(model);
+    try {
+      const result = await c.deleteOne(this.#target(id, ifUpdated));
+      if (result.deletedCount === 1) return { ok: true, value: undefined };
+      return { ok: false, reason: await this.#missReason(c, id, ifUpdated) };
+    } catch (e) {
+      throw storeError(e);
+    }
+  }
+
+  async ping(): Promise<void> {
+    if (this.#closed) throw new Error('the store is closed');
+    try {
+      await this.#db.command({ ping: 1 });
+    } catch (e) {
+      throw storeError(e);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#collections.clear();
+    this.#byModel = new WeakMap();
+    await this.#release();
+  }
+
+  /** The member `id`, while its `updated` is still `ifUpdated` when given. */
+  #target(id: number, ifUpdated: string | undefined): Document {
+    return ifUpdated === undefined ? { _id: { $eq: id } } : { _id: { $eq: id }, updated: { $eq: ifUpdated } };
+  }
+
+  /** Why a conditional write changed nothing: the member is gone, or it changed. */
+  async #missReason(c: Collection<Stored>, id: number, ifUpdated: string | undefined): Promise<'not-found' | 'conflict'> {
+    if (ifUpdated === undefined) return 'not-found';
+    return (await c.findOne({ _id: { $eq: id } }, { projection: { _id: 1 } })) ? 'conflict' : 'not-found';
+  }
+
+  /** The next id of `model`: one atomic increment, safe with any number of svc processes on the database. */
+  async #nextId(model: Model): Promise<number> {
+    const counter = await this.#counters.findOneAndUpdate({ _id: { $eq: model.name } }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
+    return counter!.seq;
+  }
+
+  /** Moves the counter of `model` to at least the highest id in its collection. */
+  async #catchUp(model: Model, c: Collection<Stored>): Promise<void> {
+    const [last] = await c.find({}, { sort: { _id: -1 }, limit: 1, projection: { _id: 1 } }).toArray();
+    if (last) await this.#counters.updateOne({ _id: { $eq: model.name } }, { $max: { seq: last._id } }, { upsert: true });
+  }
+
+  /**
+   * The collection of `model`, prepared once per model shape: an index per declared field and on
+   * `updated`, each `(field, _id)` so that an order and its tie-break are read from the index.
+   * Indexes of removed fields stay (as their values do).
+   */
+  #collection(model: Model): Promise<Collection<Stored>> {
+    if (this.#closed) return Promise.reject(new Error('the store is closed'));
+    const known = this.#byModel.get(model);
+    // Still current: a preparation that failed is forgotten, and the next operation tries again.
+    if (known && this.#collections.get(model.name) === known) return known.ready;
+    const signature = modelSignature(model);
+    let entry = this.#collections.get(model.name);
+    if (entry?.signature !== signature) {
+      const c = this.#db.collection<Stored>(model.name);
+      const keys = ['updated', ...model.declared.map((f) => fieldKey(model, f.name))];
+      const prepared: Prepared = {
+        signature,
+        ready: c.createIndexes(keys.map((k) => ({ key: { [k]: 1, _id: 1 } }))).then(
+          () => c,
+          (e: unknown) => {
+            if (this.#collections.get(model.name) === prepared) this.#collections.delete(model.name);
+            throw storeError(e);
+          },
+        ),
+      };
+      entry = prepared;
+      this.#collections.set(model.name, entry);
+    }
+    this.#byModel.set(model, entry);
+    return entry.ready;
+  }
+}

@@ -1,0 +1,54 @@
+// The SQLite database of an app: which file, and how it is opened (durability, Unicode lower-casing).
+
+import { mkdirSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { LOWER_FUNCTION, lowerCase } from './sql.ts';
+
+/** How long a write waits for another connection's lock before failing, in milliseconds. */
+export const BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * The database file of app `name` for a `sqlite:` store URI (README "Configuration"): `sqlite::memory:` is a
+ * fresh in-memory database per call; `sqlite:<path>` is `<path>` for the single app (`name` ''),
+ * and `<dir>/<stem>.<name><ext>` beside it for tenant `name` (`data/svc.sqlite` → `data/svc.acme.sqlite`).
+ */
+export function sqlitePath(uri: string, name: string): string {
+  if (!uri.startsWith('sqlite:')) throw new Error(`not a sqlite: store URI: ${uri}`);
+  const path = uri.slice('sqlite:'.length);
+  if (path === ':memory:') return ':memory:';
+  if (path === '') throw new Error('the sqlite: store URI needs a file path, e.g. sqlite:./data/svc.sqlite');
+  if (name === '') return path;
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(name)) throw new Error(`invalid app name for a database file: ${JSON.stringify(name)}`);
+  const ext = extname(path);
+  return join(dirname(path), `${basename(path, ext)}.${name}${ext}`);
+}
+
+/** Opens (creating its directory) and configures a database file, or `:memory:`. */
+export function openDatabase(path: string): DatabaseSync {
+  const file = path !== ':memory:';
+  if (file) mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+  if (file) {
+    // WAL: readers do not block the writer, and a commit is one append to the log.
+    db.exec('PRAGMA journal_mode = WAL');
+    // FULL: every commit fsyncs the log before the write is acknowledged, so an acknowledged
+    // write survives a crash of the process and of the machine (NORMAL in WAL mode survives a
+    // process crash but may lose the last commits on power loss). https://sqlite.org/pragma.html#pragma_synchronous
+    db.exec('PRAGMA synchronous = FULL');
+  }
+  // The schema holds only our own tables and triggers; never run app functions from it.
+  db.exec('PRAGMA trusted_schema = OFF');
+  db.function(LOWER_FUNCTION, { deterministic: true, directOnly: true }, lowerCase);
+  return db;
+}
+
+/**
+ * Whether `e` is SQLite's "database is busy/locked" (after BUSY_TIMEOUT_MS of waiting for another
+ * connection): the store is there but cannot answer in time, as a MongoDB write conflict or a
+ * lost primary. https://sqlite.org/rescode.html#busy
+ */
+export function isBusy(e: unknown): boolean {
+  const code = (e as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && ((code & 0xff) === 5 || (code & 0xff) === 6);
+}

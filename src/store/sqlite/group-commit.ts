@@ -1,0 +1,99 @@
+// Group commit: the writes of every request that arrives within one turn of the event loop share one fsync.
+
+import type { DatabaseSync } from 'node:sqlite';
+import { storeUnavailable } from '../store.ts';
+import { isBusy } from './database.ts';
+
+/**
+ * A write runs at once inside the open transaction (opening one if needed), and is acknowledged
+ * when that transaction commits, on the next turn of the event loop: the writes of every request
+ * that arrived meanwhile share one fsync, which is what a durable write costs (SQLite FAQ 19:
+ * https://sqlite.org/faq.html#q19). Reads commit first (`commit()`), so nobody reads a write
+ * before it is durable.
+ */
+export class GroupCommit {
+  readonly #db: DatabaseSync;
+  /** Writes done in the open transaction, each waiting for its commit to be acknowledged. */
+  #batch: { ack: () => void; fail: (e: unknown) => void }[] | undefined;
+  #closed = false;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  write<T>(fn: () => T): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error('the store is closed'));
+    if (this.#batch === undefined) {
+      try {
+        this.#db.exec('BEGIN IMMEDIATE');
+      } catch (e) {
+        return Promise.reject(failure(e));
+      }
+      this.#batch = [];
+      setImmediate(() => this.commit());
+    }
+    let result: T;
+    try {
+      result = fn();
+    } catch (e) {
+      // Most errors undo only the statement; some (I/O, a full disk) end the whole transaction.
+      if (!this.#db.isTransaction) this.#abort(e);
+      return Promise.reject(failure(e));
+    }
+    return new Promise((resolve, reject) => this.#batch!.push({ ack: () => resolve(result), fail: reject }));
+  }
+
+  /** Commits the open write transaction, if any, and acknowledges its writes. */
+  commit(): void {
+    const batch = this.#batch;
+    if (batch === undefined) return;
+    try {
+      this.#db.exec('COMMIT');
+    } catch (e) {
+      this.#abort(e);
+      return;
+    }
+    this.#batch = undefined;
+    for (const w of batch) w.ack();
+  }
+
+  /** Runs `fn` in a transaction of its own (after committing the open writes). */
+  transaction<T>(fn: () => T): T {
+    this.commit();
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+    } catch (e) {
+      throw failure(e);
+    }
+    try {
+      const result = fn();
+      this.#db.exec('COMMIT');
+      return result;
+    } catch (e) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      throw failure(e);
+    }
+  }
+
+  /** Commits what is open; later writes are refused. */
+  close(): void {
+    this.commit();
+    this.#closed = true;
+  }
+
+  /** Rolls the open write transaction back and fails its writes. */
+  #abort(e: unknown): void {
+    const batch = this.#batch ?? [];
+    this.#batch = undefined;
+    try {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+    } finally {
+      for (const w of batch) w.fail(failure(e));
+    }
+  }
+}
+
+/** A busy database is a store that cannot answer in time (503); any other error stays as it is. */
+function failure(e: unknown): unknown {
+  return isBusy(e) ? storeUnavailable(e) : e;
+}

@@ -1,0 +1,136 @@
+// The tables of an SQLite store: bookkeeping, one table per model, migrated when a model gains fields.
+
+import type { DatabaseSync } from 'node:sqlite';
+import type { FieldType, Model } from '../../model/types.ts';
+import { columnsSql, quoteIdent, type TableShape } from './sql.ts';
+import type { Statements } from './statements.ts';
+import { modelSignature } from '../store.ts';
+
+/** Version of the bookkeeping tables below, in `PRAGMA user_version`. */
+const SCHEMA_VERSION = 1;
+
+/**
+ * Bookkeeping, created once per database. `svc_collections` maps a model name (case-sensitive,
+ * as MongoDB's collection names are) to its table and keeps its member count, maintained by
+ * triggers in the same transaction as every insert and delete, so an unfiltered count never
+ * scans the table (README "Collection queries"). `svc_fields` maps each field to its column, chosen once and kept,
+ * because SQLite identifiers are case-insensitive while field names are not (`Name` ≠ `name`).
+ */
+export const BOOKKEEPING_SQL = `
+  CREATE TABLE IF NOT EXISTS svc_collections (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    tbl TEXT NOT NULL,
+    count INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE IF NOT EXISTS svc_fields (
+    collection INTEGER NOT NULL,
+    field TEXT NOT NULL,
+    col TEXT NOT NULL,
+    PRIMARY KEY (collection, field)
+  ) WITHOUT ROWID;
+  PRAGMA user_version = ${SCHEMA_VERSION};`;
+
+/** Column affinity per field type: https://sqlite.org/datatype3.html#type_affinity */
+const AFFINITY: Record<FieldType, string> = {
+  auto: 'INTEGER',
+  string: 'TEXT',
+  text: 'TEXT',
+  date: 'TEXT',
+  'date-time': 'TEXT',
+  integer: 'INTEGER',
+  boolean: 'INTEGER',
+  float: 'REAL',
+};
+
+/** Table names SQLite or this store reserve: a model with such a name gets a `~` prefix. */
+const RESERVED_PREFIX = /^(sqlite_|svc_)/i;
+
+/** What the store knows of one model's table, valid while the model's fields stay the same. */
+export interface Collection {
+  /** The declared fields' names and types this was built for. */
+  readonly signature: string;
+  /** `svc_collections.id`. */
+  readonly key: number;
+  readonly shape: TableShape;
+  readonly insert: string;
+  readonly select: string;
+  readonly exists: string;
+  /** UPDATE of `updated` and every declared field; the conditional form adds IF_UPDATED. */
+  readonly replace: string;
+  readonly delete: string;
+}
+
+/** A conditional write's SQL: the check and the write are one statement, so nothing changes in between. */
+export const IF_UPDATED = ' AND "updated" = ?';
+
+/**
+ * Creates the model's table, or adds the columns of fields the model gained; to be run in a
+ * transaction. Columns of removed fields stay, with their data: a field that comes back finds
+ * its values again.
+ */
+export function migrate(db: DatabaseSync, statements: Statements, model: Model): Collection {
+  let row = statements.row('SELECT id, tbl FROM svc_collections WHERE name = ?', [model.name]);
+  if (!row) {
+    const base = RESERVED_PREFIX.test(model.name) ? `~${model.name}` : model.name;
+    const table = freeName(base, (n) => statements.row('SELECT 1 FROM sqlite_schema WHERE lower(name) = lower(?)', [n]) !== undefined);
+    // AUTOINCREMENT: ids are never reused, even after the highest is deleted.
+    db.exec(`CREATE TABLE ${quoteIdent(table)} ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "updated" TEXT NOT NULL)`);
+    const key = Number(statements.get('INSERT INTO svc_collections (name, tbl) VALUES (?, ?)').run(model.name, table).lastInsertRowid);
+    // Only an integer from SQLite is written into the trigger bodies (triggers take no parameters).
+    for (const [suffix, event, delta] of [['count+', 'INSERT', '+'], ['count-', 'DELETE', '-']] as const) {
+      db.exec(
+        `CREATE TRIGGER ${quoteIdent(`${table}/${suffix}`)} AFTER ${event} ON ${quoteIdent(table)} ` +
+          `BEGIN UPDATE svc_collections SET count = count ${delta} 1 WHERE id = ${key}; END`,
+      );
+    }
+    db.exec(`CREATE INDEX ${quoteIdent(`${table}/updated`)} ON ${quoteIdent(table)} ("updated", "id")`);
+    row = [key, table];
+  }
+  const key = row[0] as number;
+  const table = row[1] as string;
+
+  const columnOf = new Map<string, string>();
+  for (const [field, col] of statements.rows('SELECT field, col FROM svc_fields WHERE collection = ?', [key])) {
+    columnOf.set(field as string, col as string);
+  }
+  const taken = new Set(['id', 'updated', ...columnOf.values()].map((n) => n.toLowerCase()));
+  for (const field of model.declared) {
+    if (columnOf.has(field.name)) continue;
+    const col = freeName(field.name, (n) => taken.has(n.toLowerCase()));
+    taken.add(col.toLowerCase());
+    columnOf.set(field.name, col);
+    db.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(col)} ${AFFINITY[field.type]}`);
+    // (field, id) serves a first page in the field's order, ties by id, without sorting.
+    db.exec(`CREATE INDEX ${quoteIdent(`${table}/${col}`)} ON ${quoteIdent(table)} (${quoteIdent(col)}, "id")`);
+    statements.get('INSERT INTO svc_fields (collection, field, col) VALUES (?, ?, ?)').run(key, field.name, col);
+  }
+
+  const shape: TableShape = {
+    table,
+    columns: [
+      { field: 'id', column: 'id', type: 'auto' },
+      { field: 'updated', column: 'updated', type: 'date-time' },
+      ...model.declared.map((f) => ({ field: f.name, column: columnOf.get(f.name)!, type: f.type })),
+    ],
+  };
+  const t = quoteIdent(table);
+  const stored = shape.columns.slice(1);
+  return {
+    signature: modelSignature(model),
+    key,
+    shape,
+    insert: `INSERT INTO ${t} (${stored.map((c) => quoteIdent(c.column)).join(', ')}) VALUES (${stored.map(() => '?').join(', ')})`,
+    select: `SELECT ${columnsSql(shape)} FROM ${t} WHERE "id" = ?`,
+    exists: `SELECT 1 FROM ${t} WHERE "id" = ?`,
+    replace: `UPDATE ${t} SET ${stored.map((c) => `${quoteIdent(c.column)} = ?`).join(', ')} WHERE "id" = ?`,
+    delete: `DELETE FROM ${t} WHERE "id" = ?`,
+  };
+}
+
+/** `base`, or `base~2`, `base~3`, … : the first that is not `taken` (`~` is in no model or field name). */
+function freeName(base: string, taken: (name: string) => boolean): string {
+  let name = base;
+  for (let n = 2; taken(name); n++) name = `${base}~${n}`;
+  return name;
+}

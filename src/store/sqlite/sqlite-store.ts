@@ -1,0 +1,146 @@
+// The embedded store (README "Storage"): one SQLite database per app through Node's built-in node:sqlite.
+
+import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
+import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
+import { modelSignature, type Store, type WriteResult } from '../store.ts';
+import { openDatabase, sqlitePath } from './database.ts';
+import { GroupCommit } from './group-commit.ts';
+import { toMember, values, written } from './rows.ts';
+import { BOOKKEEPING_SQL, IF_UPDATED, migrate, type Collection } from './schema.ts';
+import { countSql, selectSql } from './sql.ts';
+import { Statements } from './statements.ts';
+
+/** Pages of at most this many members are read with one `all()` instead of streamed. */
+const SMALL_PAGE = 256;
+
+export async function openSqliteStore(uri: string, name: string): Promise<Store> {
+  return new SqliteStore(openDatabase(sqlitePath(uri, name)));
+}
+
+class SqliteStore implements Store {
+  readonly #db: DatabaseSync;
+  readonly #statements: Statements;
+  readonly #writes: GroupCommit;
+  /** By model name. */
+  readonly #collections = new Map<string, Collection>();
+  /** By Model object: a request's model is the same object as the previous request's while its file is unchanged. */
+  #byModel = new WeakMap<Model, Collection>();
+  #closed = false;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.#statements = new Statements(db);
+    this.#writes = new GroupCommit(db);
+    this.#writes.transaction(() => db.exec(BOOKKEEPING_SQL));
+  }
+
+  async ensure(model: Model): Promise<void> {
+    this.#collection(model);
+  }
+
+  async *list(model: Model, query: Query): AsyncIterable<Member> {
+    const c = this.#collection(model);
+    this.#writes.commit();
+    const { sql, params } = selectSql(c.shape, query);
+    if (query.count !== undefined && query.count <= SMALL_PAGE) {
+      // A bounded page is read in one call: cheaper than stepping row by row, and small.
+      for (const row of this.#statements.rows(sql, params)) yield toMember(c.shape.columns, row);
+      return;
+    }
+    const stmt = this.#statements.checkout(sql);
+    const rows = stmt.iterate(...params) as Iterator<SQLOutputValue[]>;
+    try {
+      for (let r = rows.next(); !r.done; r = rows.next()) yield toMember(c.shape.columns, r.value);
+    } finally {
+      // Also when the consumer stops early: resets the statement, ending its read transaction.
+      if (!this.#closed) {
+        rows.return?.();
+        this.#statements.checkin(sql, stmt);
+      }
+    }
+  }
+
+  async count(model: Model, filters: readonly Filter[]): Promise<number> {
+    const c = this.#collection(model);
+    this.#writes.commit();
+    if (filters.length === 0) {
+      return this.#statements.row('SELECT count FROM svc_collections WHERE id = ?', [c.key])![0] as number;
+    }
+    const { sql, params } = countSql(c.shape, filters);
+    return this.#statements.row(sql, params)![0] as number;
+  }
+
+  async get(model: Model, id: number): Promise<Member | null> {
+    const c = this.#collection(model);
+    this.#writes.commit();
+    const row = this.#statements.row(c.select, [id]);
+    return row ? toMember(c.shape.columns, row) : null;
+  }
+
+  async insert(model: Model, data: MemberData, updated: string): Promise<Member> {
+    const c = this.#collection(model);
+    return this.#writes.write(() => {
+      // One statement: the row and its count (by trigger) are written together.
+      const { lastInsertRowid } = this.#statements.get(c.insert).run(updated, ...values(c.shape.columns, data));
+      return written(c.shape.columns, Number(lastInsertRowid), updated, data);
+    });
+  }
+
+  async replace(model: Model, id: number, data: MemberData, updated: string, ifUpdated?: string): Promise<WriteResult<Member>> {
+    const c = this.#collection(model);
+    return this.#writes.write((): WriteResult<Member> => {
+      const params = [updated, ...values(c.shape.columns, data), id];
+      if (ifUpdated !== undefined) params.push(ifUpdated);
+      const sql = ifUpdated === undefined ? c.replace : c.replace + IF_UPDATED;
+      if (Number(this.#statements.get(sql).run(...params).changes) === 1) {
+        return { ok: true, value: written(c.shape.columns, id, updated, data) };
+      }
+      return { ok: false, reason: this.#missReason(c, id, ifUpdated) };
+    });
+  }
+
+  async delete(model: Model, id: number, ifUpdated?: string): Promise<WriteResult<void>> {
+    const c = this.#collection(model);
+    return this.#writes.write((): WriteResult<void> => {
+      const sql = ifUpdated === undefined ? c.delete : c.delete + IF_UPDATED;
+      const params: SQLInputValue[] = ifUpdated === undefined ? [id] : [id, ifUpdated];
+      if (Number(this.#statements.get(sql).run(...params).changes) === 1) return { ok: true, value: undefined };
+      return { ok: false, reason: this.#missReason(c, id, ifUpdated) };
+    });
+  }
+
+  async ping(): Promise<void> {
+    if (this.#closed) throw new Error('the store is closed');
+    this.#statements.row('SELECT 1', []);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#writes.close();
+    this.#closed = true;
+    this.#statements.close();
+    this.#collections.clear();
+    this.#byModel = new WeakMap();
+    this.#db.close();
+  }
+
+  /** Why a conditional write changed nothing: the member is gone, or it changed. */
+  #missReason(c: Collection, id: number, ifUpdated: string | undefined): 'not-found' | 'conflict' {
+    if (ifUpdated === undefined) return 'not-found';
+    return this.#statements.row(c.exists, [id]) ? 'conflict' : 'not-found';
+  }
+
+  /** The collection of `model`, its table created or migrated when its fields changed. */
+  #collection(model: Model): Collection {
+    const known = this.#byModel.get(model);
+    if (known) return known;
+    if (this.#closed) throw new Error('the store is closed');
+    let c = this.#collections.get(model.name);
+    if (c?.signature !== modelSignature(model)) {
+      c = this.#writes.transaction(() => migrate(this.#db, this.#statements, model));
+      this.#collections.set(model.name, c);
+    }
+    this.#byModel.set(model, c);
+    return c;
+  }
+}

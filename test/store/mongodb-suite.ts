@@ -1,0 +1,102 @@
+// What the MongoDB store must do on a MongoDB server (or the wire test server): the conformance suite,
+// then what only MongoDB has. `runMongoSuite(t, 'mongodb://…')` runs it on any server.
+
+import { MongoClient, type CommandStartedEvent } from 'mongodb';
+import type { Test } from 'tap';
+import { acquireClient, databaseName } from '../../src/store/mongodb/connection.ts';
+import { COUNTERS } from '../../src/store/mongodb/mongodb-store.ts';
+import { openStore } from '../../src/store/open.ts';
+import { makeModel } from '../fixtures/models.ts';
+import { collect, filter, order, query, runStoreSuiteOn, type StoreSuiteOptions } from './conformance.ts';
+
+const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
+
+export function runMongoSuite(t: Test, uri: string, options: Pick<StoreSuiteOptions, 'knownGaps'> = {}): void {
+  const admin = new MongoClient(uri);
+  t.teardown(() => admin.close());
+  const run = `m${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+  let n = 0;
+  /** A store on a database of its own, and that database's name. */
+  const fresh = async (t: { teardown(fn: () => unknown): void }, storeUri = uri) => {
+    const name = `${run}-${++n}`;
+    const store = await openStore(storeUri, name);
+    const db = databaseName(uri, name);
+    t.teardown(async () => {
+      await store.close();
+      await admin.db(db).dropDatabase().catch(() => {});
+    });
+    return { store, db: admin.db(db) };
+  };
+
+  t.test('conformance', async (t) => runStoreSuiteOn(t, uri, options));
+
+  t.test('a tenant\'s members are in its own database, one collection per model', async (t) => {
+    const { store, db } = await fresh(t);
+    const model = makeModel('notes', { text: 'text', _id: 'string' });
+    await store.insert(model, { text: 'x', _id: 'y' }, stamp(1));
+    t.strictSame(await db.collection('notes').find().toArray(), [{ _id: 1, updated: stamp(1), text: 'x', __id: 'y' }]);
+    t.strictSame(await db.collection(COUNTERS).find().toArray(), [{ _id: 'notes', seq: 1 }], 'the id counter');
+  });
+
+  t.test('ensure creates an index per declared field and on updated, each with _id', async (t) => {
+    const { store, db } = await fresh(t);
+    await store.ensure(makeModel('people', { name: 'string', age: 'integer', _id: 'string' }));
+    const keys = (await db.collection('people').listIndexes().toArray()).map((i) => i.key);
+    for (const key of [{ updated: 1, _id: 1 }, { name: 1, _id: 1 }, { age: 1, _id: 1 }, { __id: 1, _id: 1 }]) {
+      t.ok(keys.some((k) => JSON.stringify(k) === JSON.stringify(key)), `index ${JSON.stringify(key)}`);
+    }
+  });
+
+  t.test('a lost counter catches up with the collection: ids are never reused', async (t) => {
+    const { store, db } = await fresh(t);
+    const model = makeModel('notes', { text: 'text' });
+    for (let i = 1; i <= 3; i++) await store.insert(model, { text: `${i}` }, stamp(i));
+    await db.collection(COUNTERS).deleteMany({});
+    t.equal((await store.insert(model, { text: '4' }, stamp(4))).id, 4);
+    t.equal((await store.insert(model, { text: '5' }, stamp(5))).id, 5);
+    t.equal(await store.count(model, []), 5);
+  });
+
+  t.test('two processes on one database take distinct ids', async (t) => {
+    const name = `${run}-${++n}`;
+    // Different URIs: different clients, as two svc processes would have.
+    const one = await openStore(uri, name);
+    const two = await openStore(uri + (uri.includes('?') ? '&' : '?') + 'appName=second', name);
+    t.teardown(async () => {
+      await one.close();
+      await two.close();
+      await admin.db(databaseName(uri, name)).dropDatabase().catch(() => {});
+    });
+    const model = makeModel('notes', { n: 'integer' });
+    const created = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? one : two).insert(model, { n: i }, stamp(i))));
+    t.same(created.map((m) => m.id).sort((a, b) => a - b), Array.from({ length: 40 }, (_, i) => i + 1));
+  });
+
+  t.test('every list runs filter, sort, skip and limit in the server', async (t) => {
+    const monitored = uri + (uri.includes('?') ? '&' : '?') + 'monitorCommands=true';
+    const { store } = await fresh(t, monitored);
+    const shared = acquireClient(monitored, {});
+    t.teardown(shared.release);
+    const seen: CommandStartedEvent[] = [];
+    const listen = (e: CommandStartedEvent) => seen.push(e);
+    shared.client.on('commandStarted', listen);
+    t.teardown(() => void shared.client.off('commandStarted', listen));
+    const model = makeModel('notes', { n: 'integer' });
+    for (let i = 0; i < 30; i++) await store.insert(model, { n: i % 7 }, stamp(i));
+    seen.length = 0;
+    const page = await collect(store.list(model, query({ filters: [filter('n', 'gte', 3)], order: order('-n'), start: 2, count: 5 })));
+    t.same(page.map((m) => m.n), [6, 6, 5, 5, 5]);
+    const finds = seen.filter((e) => e.commandName === 'find');
+    t.equal(finds.length, 1, 'one find');
+    const { command } = finds[0]!;
+    t.match(command, { find: 'notes', filter: { n: { $gte: 3 } }, skip: 2, limit: 5 });
+    t.same([...(command.sort instanceof Map ? command.sort : Object.entries(command.sort))], [['n', -1], ['_id', 1]], 'sorted by n descending, ties by _id');
+    t.notOk(seen.some((e) => e.commandName === 'getMore'), 'a page comes in one batch');
+    seen.length = 0;
+    t.equal(await store.count(model, [filter('n', 'lt', 2)]), 10);
+    t.ok(seen.some((e) => e.commandName === 'aggregate' && JSON.stringify(e.command.pipeline[0]) === JSON.stringify({ $match: { n: { $lt: 2 } } })), 'a filtered count is countDocuments');
+    seen.length = 0;
+    t.equal(await store.count(model, []), 30);
+    t.ok(seen.some((e) => e.commandName === 'count' && e.command.query === undefined), 'an unfiltered count is estimatedDocumentCount');
+  });
+}
