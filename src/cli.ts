@@ -15,11 +15,11 @@ import { App } from './tenancy/app.ts';
 
 const USAGE = `usage:
   svc serve [--app DIR] [--tenants DIR] [--port N] [--host ADDR] [--store URI] [--public-url URL] [--dev]
-            [--cors ORIGINS] [--workers N|auto] [--tenant-concurrency N] [--log-format text|json] [--log-level LEVEL] [limits]
+            [--wait-for-store] [--cors ORIGINS] [--workers N|auto] [--tenant-concurrency N] [--log-format text|json] [--log-level LEVEL] [limits]
   svc check [--app DIR]
 
 limits: --max-body BYTES --max-url BYTES --request-timeout MS --cpu-limit MS --memory-limit MIB --max-output BYTES
-environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_CORS SVC_WORKERS SVC_TENANT_CONCURRENCY
+environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_WAIT_FOR_STORE SVC_CORS SVC_WORKERS SVC_TENANT_CONCURRENCY
              SVC_LOG_FORMAT SVC_LOG_LEVEL SVC_MAX_BODY SVC_MAX_URL SVC_REQUEST_TIMEOUT SVC_CPU_LIMIT
              SVC_MEMORY_LIMIT SVC_MAX_OUTPUT`;
 
@@ -59,6 +59,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
     options: {
       ...Object.fromEntries(Object.keys(OPTIONS).map((k) => [k, { type: 'string' as const }])),
       dev: { type: 'boolean' },
+      'wait-for-store': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -100,6 +101,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
     dev: values.dev === true || env.SVC_DEV === '1' || env.SVC_DEV === 'true',
     ...(publicUrl !== undefined ? { publicUrl } : {}),
     ...(cors !== undefined && cors.length > 0 ? { cors } : {}),
+    waitForStore: values['wait-for-store'] === true || env.SVC_WAIT_FOR_STORE === '1' || env.SVC_WAIT_FOR_STORE === 'true',
     workers,
     tenantConcurrency: concurrency === undefined ? DEFAULT_CONFIG.tenantConcurrency : integer('tenant-concurrency', concurrency, 1),
     logFormat: logFormat as LogFormat,

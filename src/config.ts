@@ -26,6 +26,11 @@ export interface Config {
   publicUrl?: string;
   /** Origins browsers may call the API from (`*`: any); unset: CORS off (README "CORS"). */
   cors?: readonly string[];
+  /**
+   * Start even when the store cannot be reached yet (MongoDB): `/readyz` answers 503 until it
+   * connects. Default off: an unreachable store is an error at start-up.
+   */
+  waitForStore: boolean;
   /** Server processes on the port (README "Operations"); 1 serves in this process. Default 1. */
   workers: number;
   /** Requests one app may have in progress at once, per process; more are 503 `tenant-busy`. Default 64. */
@@ -43,6 +48,7 @@ export const DEFAULT_CONFIG: Readonly<Omit<Config, 'limits'>> = {
   host: '127.0.0.1',
   store: 'sqlite:./data/svc.sqlite',
   dev: false,
+  waitForStore: false,
   workers: 1,
   tenantConcurrency: 64,
   logFormat: 'text',

@@ -5,7 +5,9 @@ import { join, resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import { Logger } from '../exchange/log.ts';
 import type { RuntimeFactory } from '../exchange/runtime.ts';
+import { SvcError } from '../errors.ts';
 import { openStore } from '../store/open.ts';
+import { storeUnavailable, type Store } from '../store/store.ts';
 import { App } from './app.ts';
 
 const TENANT_NAME = /^[a-z0-9-]+$/;
@@ -26,7 +28,17 @@ export class Apps {
   }
 
   async #open(name: string, dir: string, storeUri: string): Promise<App> {
-    const store = await openStore(storeUri, name);
+    let store: Store;
+    try {
+      // With --wait-for-store the store connects on first use; /readyz says when it can answer.
+      store = await openStore(storeUri, name, { lazy: this.#config.waitForStore });
+    } catch (err) {
+      // At start-up (single-app mode) the message is the one line the CLI prints; for a tenant's
+      // first request it is a 503 that says to retry, with the cause in the log only.
+      if (name === '' || err instanceof SvcError) throw err;
+      this.#log.child({ tenant: name }).error(`the store cannot be opened: ${(err as Error)?.message ?? err}`);
+      throw storeUnavailable(err);
+    }
     let app: App;
     try {
       app = new App(name, dir, store, this.#runtime, this.#config.limits, name === '' ? this.#log : this.#log.child({ tenant: name }));

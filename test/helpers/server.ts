@@ -23,6 +23,7 @@ export interface StartOptions {
   publicUrl?: string;
   limits?: Partial<Limits>;
   tenantConcurrency?: number;
+  waitForStore?: boolean;
   cors?: string[];
   /** The handler runtime; default the sandbox. */
   runtime?: RuntimeFactory;
@@ -45,6 +46,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     dev: opts.dev ?? false,
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
     ...(opts.cors ? { cors: opts.cors } : {}),
+    waitForStore: opts.waitForStore ?? false,
     workers: 1,
     tenantConcurrency: opts.tenantConcurrency ?? 64,
     logFormat: 'text',

@@ -29,6 +29,7 @@ t.test('defaults, flags and environment variables', async (t) => {
     host: '127.0.0.1',
     store: 'sqlite:./data/svc.sqlite',
     dev: false,
+    waitForStore: false,
     workers: 1,
     tenantConcurrency: 64,
     logFormat: 'text',

@@ -65,13 +65,15 @@ export function clientOptions(uri: string, { durable }: { durable: boolean }): M
 interface Shared {
   readonly client: MongoClient;
   refs: number;
+  /** The connection under way or made; unset after a failure, so that the next use tries again. */
+  connecting?: Promise<void>;
 }
 
 /** One client (one connection pool) per URI, shared by every app (tenant) of the process. */
 const shared = new Map<string, Shared>();
 
 /** The shared client of `uri` (created on first use), and how to give it back; the last release closes it. */
-export function acquireClient(uri: string, options: MongoClientOptions): { client: MongoClient; release: () => Promise<void> } {
+export function acquireClient(uri: string, options: MongoClientOptions): { client: MongoClient; connect: () => Promise<void>; release: () => Promise<void> } {
   let entry = shared.get(uri);
   if (!entry) {
     entry = { client: new MongoClient(uri, options), refs: 0 };
@@ -82,6 +84,17 @@ export function acquireClient(uri: string, options: MongoClientOptions): { clien
   let released = false;
   return {
     client: e.client,
+    // The driver connects on first use by itself, but a first connection that fails closes its
+    // topology for good ("Topology is closed"); an explicit connect() can be tried again. Once
+    // connected, the driver's monitoring rides out outages on its own.
+    connect: () =>
+      (e.connecting ??= e.client.connect().then(
+        () => undefined,
+        (err: unknown) => {
+          e.connecting = undefined;
+          throw err;
+        },
+      )),
     release: async () => {
       if (released) return;
       released = true;

@@ -44,34 +44,37 @@ export async function openMongoStore(uri: string, name: string, { lazy = false }
     await memory?.release();
     throw e;
   }
-  const { client, release } = acquireClient(target, clientOptions(target, { durable: !memory }));
+  const { client, connect, release } = acquireClient(target, clientOptions(target, { durable: !memory }));
   const close = async () => {
     await release();
     await memory?.release();
   };
   if (!lazy) {
     try {
+      await connect();
       await client.db(db).command({ ping: 1 });
     } catch (e) {
       await close().catch(() => {});
       throw new Error(`store ${redact(uri)}: cannot reach MongoDB (${redact(String((e as Error)?.message ?? e))})`);
     }
   }
-  return new MongoStore(client.db(db), close);
+  return new MongoStore(client.db(db), connect, close);
 }
 
 class MongoStore implements Store {
   readonly #db: Db;
   readonly #counters: Collection<CounterDocument>;
   readonly #release: () => Promise<void>;
+  readonly #connect: () => Promise<void>;
   /** Prepared collections by model name, with the signature they were prepared for. */
   readonly #collections = new Map<string, Prepared>();
   /** By Model object: a request's model is the same object as the previous request's while its file is unchanged. */
   #byModel = new WeakMap<Model, Prepared>();
   #closed = false;
 
-  constructor(db: Db, release: () => Promise<void>) {
+  constructor(db: Db, connect: () => Promise<void>, release: () => Promise<void>) {
     this.#db = db;
+    this.#connect = connect;
     this.#counters = db.collection<CounterDocument>(COUNTERS);
     this.#release = release;
   }
@@ -161,6 +164,7 @@ class MongoStore implements Store {
   async ping(): Promise<void> {
     if (this.#closed) throw new Error('the store is closed');
     try {
+      await this.#connect();
       await this.#db.command({ ping: 1 });
     } catch (e) {
       throw storeError(e);
@@ -215,7 +219,7 @@ class MongoStore implements Store {
       const keys = ['updated', ...model.declared.map((f) => fieldKey(model, f.name))];
       const prepared: Prepared = {
         signature,
-        ready: c.createIndexes(keys.map((k) => ({ key: { [k]: 1, _id: 1 } }))).then(
+        ready: this.#connect().then(() => c.createIndexes(keys.map((k) => ({ key: { [k]: 1, _id: 1 } })))).then(
           () => c,
           (e: unknown) => {
             if (this.#collections.get(model.name) === prepared) this.#collections.delete(model.name);
