@@ -199,6 +199,7 @@ export const SCENARIOS: readonly Scenario[] = [
 export const SCRIPT_CHECKS: readonly { readonly file: string; readonly nodeArgs?: readonly string[]; readonly args?: readonly string[] }[] = [
   { file: 'bench/reload-latency.ts', args: ['10'] },
   { file: 'bench/sandbox-memory.ts', nodeArgs: ['--expose-gc'], args: ['10'] },
+  { file: 'bench/noisy-neighbour.ts', args: ['5'] },
 ];
 
 export const MEMORY_CHECKS: readonly MemoryCheck[] = [
