@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { BuiltPlugins, Test as TapTest } from '@tapjs/test';
 import type { Config } from '../../src/config.ts';
 import { resolveLimits, type Limits } from '../../src/exchange/limits.ts';
-import type { LogSink } from '../../src/exchange/log.ts';
+import { logSink, type LogSink } from '../../src/exchange/log.ts';
 import type { RuntimeFactory } from '../../src/exchange/runtime.ts';
 import { start, type Running } from '../../src/main.ts';
 import { EVENTS, handlerName } from '../../src/routing/events.ts';
@@ -53,7 +53,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     logLevel: 'info',
     limits: resolveLimits(opts.limits),
   };
-  const running = await start(config, { ...(opts.runtime ? { runtime: opts.runtime } : {}), ...(opts.log ? { log: opts.log } : {}) });
+  // Tests log warnings and errors only, unless they capture the log: one line per request is noise here.
+  const running = await start(config, { ...(opts.runtime ? { runtime: opts.runtime } : {}), log: opts.log ?? logSink('text', 'warn') });
   return Object.assign(running, { at: (path: string) => running.url + path });
 }
 
