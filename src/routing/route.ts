@@ -7,6 +7,7 @@ import { COLLECTION_EVENTS, MEMBER_EVENTS, METHODS, type EventName, type Method 
 export type Route =
   | { kind: 'ops'; name: OpsEndpoint }
   | { kind: 'types'; name?: string }
+  | { kind: 'openapi' }
   | { kind: 'resource'; collection: string; id?: string; pathInfo?: string; event: EventName };
 
 const ALL_METHODS = 'GET, HEAD, PUT, POST, DELETE';
@@ -33,6 +34,11 @@ export function route(method: string, path: string): Route {
   const [collection, id, ...rest] = segments as [string, ...string[]];
   const verb: Method | undefined = method === 'HEAD' ? 'GET' : (METHODS as readonly string[]).includes(method) ? (method as Method) : undefined;
 
+  // A dot never names a collection, so this name cannot hide one.
+  if (collection === 'openapi.json' && id === undefined) {
+    if (verb !== 'GET') throw new SvcError('method-not-allowed', `${method} is not allowed on the OpenAPI document.`, { headers: { allow: 'GET, HEAD' } });
+    return { kind: 'openapi' };
+  }
   if (collection === 'types') {
     if (rest.length > 0) throw notFound(path);
     if (verb !== 'GET') throw new SvcError('method-not-allowed', `${method} is not allowed on type metadata.`, { headers: { allow: 'GET, HEAD' } });

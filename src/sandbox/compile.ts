@@ -7,7 +7,7 @@ import { basename, dirname, extname, join, relative, resolve, sep } from 'node:p
 import * as esbuild from 'esbuild';
 import { SvcError } from '../errors.ts';
 import type { Exchange } from '../exchange/exchange.ts';
-import { EVENTS, handlerName } from '../routing/events.ts';
+import { EVENTS, handlerName, type EventName } from '../routing/events.ts';
 
 export interface CompileError {
   /** esbuild's message, without a location. */
@@ -29,6 +29,11 @@ export type Artifact =
       readonly scriptName: string;
       /** The whole handler is `svc.delegate()`: the default handler can serve it without an isolate. */
       readonly delegateOnly: boolean;
+      /**
+       * The events the entry defines as `on<Event>` functions or methods, read from its source;
+       * undefined when it defines none (a top-level script serves every event).
+       */
+      readonly events: readonly EventName[] | undefined;
       readonly map: SourceMap;
     }
   | { readonly ok: false; readonly hash: string; readonly rel: string; readonly error: CompileError };
@@ -206,6 +211,7 @@ export class Compiler {
           code: `(function () { "use strict"; ${exportsToReturn(js)}\n})`,
           scriptName: SCRIPT_PREFIX + rel,
           delegateOnly: sources.size === 1 && (await isDelegateOnly(sources.get(rel)!, LOADERS[extname(file)] ?? 'js')),
+          events: declaredEvents(sources.get(rel) ?? ''),
           map: new SourceMap(JSON.parse(map)),
         };
       }
@@ -233,6 +239,16 @@ export class Compiler {
     }
     return { text: scrub(first.text) + more, ...(loc && file ? { location: `${scrub(file)}:${loc.line}:${loc.column + 1}` } : {}) };
   }
+}
+
+/**
+ * The events whose `on<Event>` function or method the source defines (`function onList(`,
+ * `onList(…) {`, `onList = (`); undefined when none is (a top-level script, or a class whose
+ * methods are named like the events). For documents (OpenAPI, CORS), not for dispatch.
+ */
+function declaredEvents(source: string): readonly EventName[] | undefined {
+  const found = EVENTS.filter((e) => new RegExp(`\\b${handlerName(e)}\\s*(?:\\(|=\\s*(?:async\\s*)?(?:function\\b|\\())`).test(source));
+  return found.length > 0 ? found : undefined;
 }
 
 /**

@@ -81,7 +81,8 @@ export function createSandboxRuntime(scope: RuntimeScope, options: SandboxOption
 
     async events(file) {
       const artifact = await compiler.get(file);
-      return artifact.ok && artifact.delegateOnly ? DEFAULT_HANDLER_EVENTS : undefined;
+      if (!artifact.ok) return undefined;
+      return artifact.delegateOnly ? DEFAULT_HANDLER_EVENTS : artifact.events;
     },
 
     isolates() {

@@ -13,6 +13,7 @@ import { typeMetadata } from '../model/metadata.ts';
 import { byMediaType, REPRESENTATIONS } from '../representation/index.ts';
 import { negotiate } from '../representation/negotiate.ts';
 import { allowHeader, EVENTS, isMemberEvent } from '../routing/events.ts';
+import { openApiDocument } from '../routing/openapi.ts';
 import { route, type OpsEndpoint } from '../routing/route.ts';
 import { readBody } from './body.ts';
 import type { Metrics } from './metrics.ts';
@@ -115,6 +116,9 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     return cors.has(origin) ? origin : undefined;
   };
 
+  /** Origin of absolute URLs: the configured public URL, else the request's Host. */
+  const originOf = (host: string, app: string): string => (opts.publicUrl === undefined ? `http://${host}` : opts.publicUrl.replaceAll('{tenant}', app));
+
   /** Requests in progress per app (tenant name; '' in single-app mode). */
   const busy = new Map<string, number>();
 
@@ -169,6 +173,15 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     busy.set(app.name, inProgress + 1);
     state.holds = true;
 
+    if (r.kind === 'openapi') {
+      const collections = [];
+      for (const model of app.models.all().models) {
+        const handler = app.handlerFile(model.name);
+        if (handler === undefined) continue;
+        collections.push({ model, events: (await app.runtime.events(handler)) ?? EVENTS });
+      }
+      return sendJson(sink, 200, openApiDocument({ app: app.name, origin: originOf(host, app.name), collections }));
+    }
     if (r.kind === 'types') {
       if (r.name === undefined) return sendJson(sink, 200, app.models.all().models.map(typeMetadata));
       const model = app.models.get(r.name);
@@ -222,7 +235,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       target: { collection: r.collection, event: r.event, ...(r.id !== undefined ? { id: r.id } : {}), ...(r.pathInfo !== undefined ? { pathInfo: r.pathInfo } : {}) },
       method,
       path: pathname,
-      origin: opts.publicUrl === undefined ? `http://${host}` : opts.publicUrl.replaceAll('{tenant}', app.name),
+      origin: originOf(host, app.name),
       query,
       params,
       headers: headerRecord(req),
