@@ -29,4 +29,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
 
 # SIGTERM: stop accepting, finish in-flight requests, close the store.
 STOPSIGNAL SIGTERM
-CMD ["node", "--disable-warning=ExperimentalWarning", "src/cli.ts", "serve"]
+# --no-node-snapshot: isolated-vm requires it on Node 20 and later. Node runs as PID 1 (exec form),
+# so SIGTERM reaches the server itself.
+CMD ["node", "--no-node-snapshot", "--disable-warning=ExperimentalWarning", "src/cli.ts", "serve"]

@@ -78,7 +78,18 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
   return { command, config };
 }
 
+/**
+ * Whether Node runs without its startup snapshot. isolated-vm requires it on Node 20 and later:
+ * isolates created beside Node's snapshot can crash the process (isolated-vm README; laverdet/isolated-vm#420).
+ */
+export function nodeSnapshotDisabled(execArgv: readonly string[], nodeOptions = ''): boolean {
+  return [...execArgv, ...nodeOptions.split(/\s+/)].includes('--no-node-snapshot');
+}
+
 async function serve(config: Config): Promise<void> {
+  if (!nodeSnapshotDisabled(process.execArgv, process.env.NODE_OPTIONS)) {
+    console.error('svc: warning: Node was started without --no-node-snapshot, which isolated-vm needs (handlers may crash the process); start svc with npm start, bin/svc.js or node --no-node-snapshot');
+  }
   const running = await start(config);
   const where = config.tenants !== undefined ? `tenants in ${resolve(config.tenants)}` : `app ${resolve(config.app)}`;
   console.log(`svc listening on ${running.url} (${where}, store ${config.store.replace(/\/\/[^@/]*@/, '//…@')})`);
