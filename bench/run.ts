@@ -208,7 +208,7 @@ async function main(): Promise<void> {
       for (const check of SCRIPT_CHECKS) {
         log(`script: ${check.file}`);
         try {
-          const { stdout } = await promisify(execFile)(process.execPath, ['--disable-warning=ExperimentalWarning', ...(check.nodeArgs ?? []), check.file, ...(check.args ?? [])], { cwd: resolve(import.meta.dirname, '..') });
+          const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...(check.nodeArgs ?? []), check.file, ...(check.args ?? [])], { cwd: resolve(import.meta.dirname, '..') });
           for (const m of stdout.matchAll(/^RESULT (.*)$/gm)) scriptResults.push(JSON.parse(m[1]!));
           log(stdout.replace(/^RESULT .*$/gm, '').trim());
         } catch (e) {

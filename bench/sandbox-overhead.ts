@@ -49,7 +49,7 @@ const script = `
   });
   process.on('SIGTERM', () => r.close().then(() => process.exit(0)));
 `;
-const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', ...(process.env.SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...(process.env.SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
 let cpuReply: ((v: [number, number]) => void) | undefined;
 const url = await new Promise<string>((resolve) => {
   createInterface({ input: child.stdout! }).on('line', (line) => {

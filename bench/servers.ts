@@ -47,13 +47,14 @@ export async function startServer(name: string, spec: ServerSpec, opts: StartOpt
   let args: string[];
   let env: NodeJS.ProcessEnv = process.env;
   if (spec.kind === 'script') {
-    args = ['--disable-warning=ExperimentalWarning', join(ROOT, spec.file), ...(spec.args ?? [])];
+    args = ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', join(ROOT, spec.file), ...(spec.args ?? [])];
   } else {
     const dir = appDir(spec.app, name, opts.dataDir);
     const db = spec.members > 0
       ? await opts.seeds.copy(join(dir, 'models', 'employees.json'), spec.members, opts.log)
       : join(opts.dataDir, `${name}.sqlite`);
     args = [
+      '--no-node-snapshot',
       '--disable-warning=ExperimentalWarning',
       ...opts.nodeArgs,
       ...(spec.nodeArgs ?? []),

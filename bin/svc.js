@@ -1,9 +1,26 @@
 #!/usr/bin/env node
-// Entry point of the `svc` command: runs the TypeScript CLI with Node's own type stripping (Node ≥ 24).
+// Entry point of the `svc` command: runs the TypeScript CLI with Node's own type stripping (Node ≥ 24),
+// with the Node flags svc needs (isolated-vm requires --no-node-snapshot on Node 20 and later).
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
   console.error(`svc needs Node.js 24 or later (this is ${process.version}); run it through npm (npm start / npm run svc), which uses the Node the project installs.`);
   process.exit(1);
 }
-const { main } = await import('../src/cli.ts');
-await main();
+
+const FLAGS = ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'];
+const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+const missing = FLAGS.filter((f) => !given.includes(f));
+if (missing.length > 0) {
+  // A shebang line cannot pass flags portably: start Node again with them. execve keeps the
+  // process id, so a supervisor's signals reach the server itself.
+  const args = [...missing, ...process.execArgv, process.argv[1], ...process.argv.slice(2)];
+  if (typeof process.execve === 'function') process.execve(process.execPath, [process.execPath, ...args]);
+  // Without execve (Windows): a child process, with the stop signals passed on.
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, args, { stdio: 'inherit' });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  const { main } = await import('../src/cli.ts');
+  await main();
+}

@@ -115,6 +115,14 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
   return { command, config };
 }
 
+/**
+ * Whether Node runs without its startup snapshot. isolated-vm requires it on Node 20 and later:
+ * isolates created beside Node's snapshot can crash the process (isolated-vm README; laverdet/isolated-vm#420).
+ */
+export function nodeSnapshotDisabled(execArgv: readonly string[], nodeOptions = ''): boolean {
+  return [...execArgv, ...nodeOptions.split(/\s+/)].includes('--no-node-snapshot');
+}
+
 function describe(config: Config): string {
   const where = config.tenants !== undefined ? `tenants in ${resolve(config.tenants)}` : `app ${resolve(config.app)}`;
   const workers = config.workers > 1 ? `, ${config.workers} workers` : '';
@@ -122,6 +130,9 @@ function describe(config: Config): string {
 }
 
 async function serve(config: Config): Promise<void> {
+  if (!nodeSnapshotDisabled(process.execArgv, process.env.NODE_OPTIONS)) {
+    console.error('svc: warning: Node was started without --no-node-snapshot, which isolated-vm needs (handlers may crash the process); start svc with npm start, bin/svc.js or node --no-node-snapshot');
+  }
   if (config.workers > 1 && cluster.isPrimary) {
     runPrimary(config.workers, new Logger(logSink(config.logFormat, config.logLevel)), (url) => console.log(`svc listening on ${url} (${describe(config)})`));
     return;

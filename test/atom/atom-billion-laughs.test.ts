@@ -12,8 +12,8 @@ function laughs(): string {
 
 t.test('the classic billion laughs is 400 at the DOCTYPE, fast and in bounded memory', async (t) => {
   const body = `<?xml version="1.0"?>\n<!DOCTYPE entry [\n${laughs()}]>\n${entryBody('<dt>name</dt><dd>&lol9;</dd>').replace(/^<\?xml[^>]*>\n/, '')}`;
-  const { ms, heapGrowth } = rejectsAtom(t, body, /a DOCTYPE is not allowed/);
-  t.ok(ms < 200, `rejected in ${ms.toFixed(1)} ms`);
+  const { cpuMs, heapGrowth } = rejectsAtom(t, body, /a DOCTYPE is not allowed/);
+  t.ok(cpuMs < 200, `rejected in ${cpuMs.toFixed(1)} ms of CPU`);
   t.ok(heapGrowth < 16 * 1024 * 1024, `heap grew by ${(heapGrowth / 1024).toFixed(0)} KiB`);
 });
 
@@ -25,8 +25,8 @@ t.test('a DOCTYPE hidden after a BOM, whitespace and comments is still refused',
 t.test('the quadratic blowup (one big entity referenced many times) is refused the same way', async (t) => {
   const big = 'x'.repeat(50_000);
   const body = `<!DOCTYPE entry [<!ENTITY a "${big}">]>${entryBody(`<dt>name</dt><dd>${'&a;'.repeat(50_000)}</dd>`).replace(/^<\?xml[^>]*>\n/, '')}`;
-  const { ms, heapGrowth } = rejectsAtom(t, body, /a DOCTYPE is not allowed/);
-  t.ok(ms < 200, `rejected in ${ms.toFixed(1)} ms`);
+  const { cpuMs, heapGrowth } = rejectsAtom(t, body, /a DOCTYPE is not allowed/);
+  t.ok(cpuMs < 200, `rejected in ${cpuMs.toFixed(1)} ms of CPU`);
   t.ok(heapGrowth < 16 * 1024 * 1024, `heap grew by ${(heapGrowth / 1024).toFixed(0)} KiB`);
 });
 

@@ -10,8 +10,8 @@ const LIMIT = DEFAULT_XML_LIMITS.maxDepth;
 t.test('a million-byte tower of elements is 400, fast and in bounded memory', async (t) => {
   const depth = 150_000; // ~1 MiB, the default body limit
   const xml = entryBody(`<dt>name</dt><dd>${'<b>'.repeat(depth)}x${'</b>'.repeat(depth)}</dd>`);
-  const { ms, heapGrowth } = rejectsAtom(t, xml, new RegExp(`nested deeper than ${LIMIT} levels`));
-  t.ok(ms < 200, `rejected in ${ms.toFixed(1)} ms`);
+  const { cpuMs, heapGrowth } = rejectsAtom(t, xml, new RegExp(`nested deeper than ${LIMIT} levels`));
+  t.ok(cpuMs < 200, `rejected in ${cpuMs.toFixed(1)} ms of CPU`);
   t.ok(heapGrowth < 16 * 1024 * 1024, `heap grew by ${(heapGrowth / 1024).toFixed(0)} KiB`);
 });
 

@@ -2,7 +2,7 @@
 
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Socket } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,11 +17,12 @@ writeFileSync(secretFile, SECRET);
 const secretUrl = pathToFileURL(secretFile).href;
 
 // A listener that counts connections: an external DTD or entity fetched over the network would hit it.
-const sockets: Socket[] = [];
-let connections = 0;
+/** Client ports of the connections the listener accepted, in order. */
+const accepted: number[] = [];
+let acceptedOne: (() => void) | undefined;
 const server = createServer((s) => {
-  connections++;
-  sockets.push(s);
+  accepted.push(s.remotePort!);
+  acceptedOne?.();
   s.end();
 });
 server.listen(0, '127.0.0.1');
@@ -69,6 +70,13 @@ t.test('nothing was read or fetched: no error carries the file, no connection wa
       t.notMatch((e as Error).message, SECRET);
     }
   }
-  await new Promise((r) => setTimeout(r, 50));
-  t.equal(connections, 0);
+  // Parsing is synchronous, so any connection it started is under way now. A connection of our own
+  // comes after it: once the listener has accepted ours, it has accepted any the parser made.
+  const own = connect(port, '127.0.0.1');
+  own.on('error', () => {});
+  await once(own, 'connect');
+  const ownPort = own.localPort!;
+  while (!accepted.includes(ownPort)) await new Promise<void>((resolve) => (acceptedOne = resolve));
+  own.destroy();
+  t.same(accepted.filter((p) => p !== ownPort), [], 'no connection but our own');
 });

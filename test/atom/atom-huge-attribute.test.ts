@@ -9,8 +9,8 @@ const { maxAttributeLength, maxAttributes, maxNameLength } = DEFAULT_XML_LIMITS;
 
 t.test('a one-megabyte attribute value is 400, fast and in bounded memory', async (t) => {
   const xml = entryBody('<dt>name</dt><dd>x</dd>').replace('<entry ', `<entry huge="${'A'.repeat(1_000_000)}" `);
-  const { ms, heapGrowth } = rejectsAtom(t, xml, new RegExp(`attribute "huge" is longer than ${maxAttributeLength} characters`));
-  t.ok(ms < 200, `rejected in ${ms.toFixed(1)} ms`);
+  const { cpuMs, heapGrowth } = rejectsAtom(t, xml, new RegExp(`attribute "huge" is longer than ${maxAttributeLength} characters`));
+  t.ok(cpuMs < 200, `rejected in ${cpuMs.toFixed(1)} ms of CPU`);
   t.ok(heapGrowth < 16 * 1024 * 1024, `heap grew by ${(heapGrowth / 1024).toFixed(0)} KiB`);
 });
 

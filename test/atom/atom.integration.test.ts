@@ -32,7 +32,11 @@ eachHandlerForm(t, async (t, delegate) => {
   });
   const url = server.at('/resources/people');
 
-  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** Resolves once the clock is past `updated` (an ISO time, in ms), so that the next write is later. */
+  async function clockPast(updated: string): Promise<void> {
+    const last = Date.parse(updated);
+    while (Date.now() <= last) await new Promise((r) => setImmediate(r));
+  }
 
   /** An Atom entry body with the given fields in its XOXO dl. */
   function entry(fields: Record<string, string>): string {
@@ -60,7 +64,7 @@ eachHandlerForm(t, async (t, delegate) => {
     return (await fetch(url)).headers.get('x-total-count');
   }
 
-  // Three members, each written a little later than the one before: ids 1–3.
+  // Three members, each written later than the one before (a later `updated`): ids 1–3.
   t.before(async () => {
     for (const m of [
       { name: 'Ann', age: 30, vip: true, born: '1994-02-28', badge: 'B1' },
@@ -69,7 +73,7 @@ eachHandlerForm(t, async (t, delegate) => {
     ]) {
       const res = await send(url, 'POST', m);
       if (res.status !== 201) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
-      await pause(5);
+      await clockPast(((await res.json()) as { updated: string }).updated);
     }
     // Touch Ann last, so that updated-descending order differs from creation order.
     const res = await send(`${url}/1`, 'PUT', { name: 'Ann', age: 31, vip: true, born: '1994-02-28', badge: 'B1' });
@@ -218,7 +222,7 @@ eachHandlerForm(t, async (t, delegate) => {
       const got = await fetch(`${url}/${id}?format_as=atom`);
       const etag = got.headers.get('etag')!;
       const xml = await got.text();
-      await pause(2);
+      await clockPast(String(before.updated));
       const put = await fetch(`${url}/${id}`, { method: 'PUT', headers: { 'content-type': ATOM, 'if-match': etag }, body: xml });
       t.equal(put.status, 200, `member ${id}: ${put.status === 200 ? 'ok' : await put.text()}`);
       t.not(put.headers.get('etag'), etag, 'a new ETag');

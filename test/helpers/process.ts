@@ -1,24 +1,36 @@
 // Running `svc serve` as a child process, for tests that kill or signal it.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from './server.ts';
+
+/** Node, as svc's npm scripts, bin/svc.js and the Dockerfile start it (see the README, Deploying). */
+export const NODE = join(ROOT, 'node_modules/.bin/node');
+export const NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'];
 
 export interface ServerProcess {
   readonly url: string;
   readonly child: ChildProcess;
   /** Resolves with the exit code (or signal) once the process has exited. */
   readonly exited: Promise<number | string | null>;
+  /** Resolves once its output is read to the end (a child process it left behind may hold it open). */
+  readonly closed: Promise<void>;
+  /** Everything it wrote so far, stdout and stderr. */
+  output(): string;
   /** Resolves with the first match of `re` in everything the process printed (now or later). */
   waitFor(re: RegExp): Promise<RegExpExecArray>;
 }
 
-export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const child = spawn(join(ROOT, 'node_modules/.bin/node'), ['--disable-warning=ExperimentalWarning', join(ROOT, 'src/cli.ts'), 'serve', '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+/** `svc serve --port 0 …args` on the project's Node with svc's flags. */
+export function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+  return spawnListening(NODE, [...NODE_FLAGS, join(ROOT, 'src/cli.ts'), 'serve', '--port', '0', ...args], { env: { ...process.env, ...env } });
+}
+
+/** Any command that ends up in `svc serve`: resolves once it printed the URL it listens on. */
+export async function spawnListening(command: string, args: string[], opts: SpawnOptions = {}): Promise<ServerProcess> {
+  const child = spawn(command, args, { cwd: ROOT, ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
   let out = '';
   const waiting = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -38,10 +50,11 @@ export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}): 
       };
       waiting.add(check);
       check();
+      child.on('error', reject);
       void exited.then(() => {
-        if (waiting.delete(check)) reject(new Error(`svc exited before printing ${re}:\n${out}`));
+        if (waiting.delete(check)) reject(new Error(`${command} exited before printing ${re}:\n${out}`));
       });
     });
   const url = (await waitFor(/listening on (http:\/\/\S+)/))[1]!;
-  return { url, child, exited, waitFor };
+  return { url, child, exited, closed, output: () => out, waitFor };
 }

@@ -25,9 +25,12 @@ async function check(t: Test, res: Response, total: number): Promise<void> {
 
 t.test('80,000 unknown JSON fields are one short 400', async (t) => {
   const body = `{${Array.from({ length: N }, (_, i) => `"k${i}":1`).join(',')}}`;
-  const started = performance.now();
+  // The server runs on this thread: its CPU time, unlike wall-clock time, does not grow with the machine's load.
+  const started = process.threadCpuUsage();
   await check(t, await send(server.at('/resources/notes'), 'POST', body), N);
-  t.ok(performance.now() - started < 1000);
+  const used = process.threadCpuUsage(started);
+  const cpuMs = (used.user + used.system) / 1000;
+  t.ok(cpuMs < 1000, `answered in ${cpuMs.toFixed(0)} ms of CPU`);
 });
 
 t.test('40,000 unknown Atom fields are one short 400', async (t) => {

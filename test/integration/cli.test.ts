@@ -6,14 +6,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseConfig } from '../../src/cli.ts';
 import { DEFAULT_LIMITS } from '../../src/config.ts';
+import { NODE, NODE_FLAGS } from '../helpers/process.ts';
 import { EXAMPLE_APP, ROOT, makeApp } from '../helpers/server.ts';
 
 const run = promisify(execFile);
-const NODE = join(ROOT, 'node_modules/.bin/node');
 
 async function svc(...args: string[]): Promise<{ code: number; out: string }> {
   try {
-    const { stdout, stderr } = await run(NODE, ['--disable-warning=ExperimentalWarning', join(ROOT, 'src/cli.ts'), ...args]);
+    const { stdout, stderr } = await run(NODE, [...NODE_FLAGS, join(ROOT, 'src/cli.ts'), ...args]);
     return { code: 0, out: stdout + stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };

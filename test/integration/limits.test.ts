@@ -2,11 +2,9 @@
 
 import t from 'tap';
 import { connect } from 'node:net';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { HandlerRuntime } from '../../src/exchange/runtime.ts';
-import { EXAMPLE_APP, ROOT, makeApp, send, startServer } from '../helpers/server.ts';
+import { spawnServer } from '../helpers/process.ts';
+import { EXAMPLE_APP, makeApp, send, startServer } from '../helpers/server.ts';
 
 const app = makeApp({
   models: { notes: { fields: { text: { type: 'text' } } } },
@@ -15,18 +13,18 @@ const app = makeApp({
 t.teardown(() => app.cleanup());
 
 /** Writes raw bytes to the server and collects what comes back until the connection closes. */
-function raw(port: number, data: string, opts: { endAfterMs?: number } = {}): Promise<{ text: string; closedAfterMs: number }> {
+function raw(port: number, data: string): Promise<{ text: string; closedAfterMs: number }> {
   return new Promise((resolve, reject) => {
-    const started = Date.now();
+    const started = performance.now();
     const socket = connect(port, '127.0.0.1');
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (d) => (text += d));
     socket.on('error', () => {});
-    socket.on('close', () => resolve({ text, closedAfterMs: Date.now() - started }));
+    socket.on('close', () => resolve({ text, closedAfterMs: performance.now() - started }));
     socket.on('connect', () => socket.write(data));
-    if (opts.endAfterMs) setTimeout(() => socket.destroy(), opts.endAfterMs);
-    setTimeout(() => reject(new Error('connection stayed open')), 10_000).unref();
+    // Node's own request timeout is 5 minutes: a connection open this long was not closed by ours.
+    setTimeout(() => reject(new Error('connection stayed open')), 20_000).unref();
   });
 }
 
@@ -77,16 +75,23 @@ t.test('a request whose body does not arrive in time has its connection closed',
   const server = await startServer({ appDir: app.dir, limits: { requestTimeoutMs: 400 } });
   t.teardown(() => server.close());
   const { closedAfterMs, text } = await raw(server.port, 'POST /resources/notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":');
-  t.ok(closedAfterMs < 3000, `closed after ${closedAfterMs} ms`);
+  // 400 ms and a check every 100 ms; the bound leaves room for a loaded machine.
+  t.ok(closedAfterMs < 10_000, `closed after ${closedAfterMs.toFixed(0)} ms`);
   t.notMatch(text, /201/, 'nothing was created');
   const slowHeaders = await raw(server.port, 'GET /resources/notes HTTP/1.1\r\nHost: x\r\n');
-  t.ok(slowHeaders.closedAfterMs < 3000, 'unfinished headers too');
+  t.ok(slowHeaders.closedAfterMs < 10_000, `unfinished headers too (${slowHeaders.closedAfterMs.toFixed(0)} ms)`);
 });
 
 t.test('shutdown finishes in-flight requests and refuses new ones', async (t) => {
+  // A handler that answers when the test lets it, and says when it has started.
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  let finish!: () => void;
+  const released = new Promise<void>((resolve) => (finish = resolve));
   const slow: HandlerRuntime = {
     async serve(ex) {
-      await sleep(300);
+      started();
+      await released;
       ex.res.setHeader('content-type', 'text/plain');
       ex.res.end('finished');
     },
@@ -99,8 +104,12 @@ t.test('shutdown finishes in-flight requests and refuses new ones', async (t) =>
   };
   const server = await startServer({ appDir: app.dir, runtime: () => slow });
   const inFlight = fetch(server.at('/resources/notes'));
-  await sleep(50);
-  const closed = server.close();
+  await running;
+  let closedYet = false;
+  const closed = server.close().then(() => (closedYet = true));
+  await t.rejects(fetch(server.at('/healthz')), 'no longer accepting while it drains');
+  t.notOk(closedYet, 'the shutdown waits for the request in flight');
+  finish();
   const res = await inFlight;
   t.equal(res.status, 200);
   t.equal(await res.text(), 'finished');
@@ -109,21 +118,9 @@ t.test('shutdown finishes in-flight requests and refuses new ones', async (t) =>
 });
 
 t.test('SIGTERM stops the process cleanly', async (t) => {
-  const child = spawn(join(ROOT, 'node_modules/.bin/node'), ['--disable-warning=ExperimentalWarning', join(ROOT, 'src/cli.ts'), 'serve', '--app', EXAMPLE_APP, '--port', '0', '--store', 'sqlite::memory:'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', () => reject(new Error(`exited early: ${out}`)));
-  });
+  const { url, child, exited } = await spawnServer(['--app', EXAMPLE_APP, '--store', 'sqlite::memory:']);
   t.match(url, /^http:\/\/127\.0\.0\.1:\d+$/, '--port 0 picks a port and prints the URL');
   t.equal((await fetch(`${url}/healthz`)).status, 200);
-  const code = await new Promise<number | null>((resolve) => {
-    child.on('exit', (c) => resolve(c));
-    child.kill('SIGTERM');
-  });
-  t.equal(code, 0);
+  child.kill('SIGTERM');
+  t.equal(await exited, 0);
 });

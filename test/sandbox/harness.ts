@@ -69,8 +69,11 @@ export async function body(res: Response): Promise<any> {
   }
 }
 
-/** Waits until `check` is true (handler code may still run after its response is complete), at most `ms`. */
-export async function eventually(check: () => boolean, ms = 2000): Promise<boolean> {
+/**
+ * Waits until `check` is true (handler code may still run after its response is complete), at
+ * most `ms`: a bound for a failing test, generous enough for a loaded machine.
+ */
+export async function eventually(check: () => boolean, ms = 10_000): Promise<boolean> {
   const until = Date.now() + ms;
   while (!check()) {
     if (Date.now() > until) return false;

@@ -34,7 +34,8 @@ t.test('model-API calls stop once a request used its store time', async (t) => {
   const out = await body(res);
   t.match(out.message, /used its 50 ms of model-API time/);
   t.ok(out.calls >= 1, `${out.calls} calls ran before the budget was used`);
-  t.ok(elapsed < 2000, `answered in ${elapsed} ms`);
+  // Without the budget, the loop would run until the request limit (30 s) ended it.
+  t.ok(elapsed < 10_000, `answered in ${elapsed} ms`);
   // A fresh request has a fresh budget.
   t.equal((await fetch(s.at('/resources/people'))).status, 200);
 });
