@@ -22,7 +22,7 @@ const MODELS = {
 
 async function validate(doc: unknown): Promise<{ valid: boolean; errors?: unknown }> {
   const validator = new Validator();
-  return (await validator.validate(doc as object)) as { valid: boolean; errors?: unknown };
+  return (await validator.validate(doc as never)) as { valid: boolean; errors?: unknown };
 }
 
 t.test('the example app: a document the standard validator accepts', async (t) => {

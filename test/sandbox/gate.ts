@@ -11,12 +11,12 @@ export const GATE_HANDLER = 'svc.delegate();\n';
 
 /**
  * Guest code defining `waitForGate()`. The wait uses model-API time (a little per call), so a
- * server whose handlers wait should allow more of it than the default: see GATE_SANDBOX.
+ * server whose handlers wait should allow more of it than the default: see GATE_LIMITS.
  */
 export const WAIT_FOR_GATE = "const waitForGate = () => {\n  while (svc.collection('gate').count({}) === 0);\n};\n";
 
-/** Sandbox options for a server whose handlers wait at the gate: model-API time for a long wait, in ms. */
-export const GATE_SANDBOX = { modelLimitMs: 20_000 };
+/** Limits for a server whose handlers wait at the gate: model-API time for a long wait, in ms. */
+export const GATE_LIMITS = { modelLimitMs: 20_000 };
 
 /** Opens the gate of the server whose URLs `at` makes; it stays open. */
 export async function openGate(at: (path: string) => string): Promise<void> {

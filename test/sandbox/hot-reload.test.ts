@@ -3,7 +3,7 @@
 import t from 'tap';
 import { request } from 'node:http';
 import { send } from '../helpers/server.ts';
-import { GATE_HANDLER, GATE_MODEL, GATE_SANDBOX, openGate, WAIT_FOR_GATE } from './gate.ts';
+import { GATE_HANDLER, GATE_MODEL, GATE_LIMITS, openGate, WAIT_FOR_GATE } from './gate.ts';
 import { body, PEOPLE, sandboxServer } from './harness.ts';
 
 const s = await sandboxServer(
@@ -19,7 +19,7 @@ const s = await sandboxServer(
     },
     files: { 'resources/shared/word.ts': "export const word = () => 'first';\n" },
   },
-  { dev: true, limits: { cpuLimitMs: 2000 }, sandbox: GATE_SANDBOX },
+  { dev: true, limits: { cpuLimitMs: 2000, ...GATE_LIMITS } },
 );
 t.teardown(() => s.close());
 

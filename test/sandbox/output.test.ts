@@ -2,7 +2,7 @@
 
 import { request } from 'node:http';
 import t from 'tap';
-import { GATE_HANDLER, GATE_MODEL, GATE_SANDBOX, openGate, WAIT_FOR_GATE } from './gate.ts';
+import { GATE_HANDLER, GATE_MODEL, GATE_LIMITS, openGate, WAIT_FOR_GATE } from './gate.ts';
 import { body, eventually, PEOPLE, sandboxServer } from './harness.ts';
 
 const s = await sandboxServer(
@@ -39,7 +39,7 @@ const s = await sandboxServer(
         }`,
     },
   },
-  { dev: true, limits: { cpuLimitMs: 2000 }, sandbox: GATE_SANDBOX },
+  { dev: true, limits: { cpuLimitMs: 2000, ...GATE_LIMITS } },
 );
 t.teardown(() => s.close());
 const at = (c: string) => s.at(`/resources/out?case=${c}`);
