@@ -51,12 +51,11 @@ export interface Exchange {
   /** The raw request body (empty when none was sent). */
   readonly rawBody: Buffer;
   /**
-   * The parsed member for create and update (`/request/body`): raw field values as the
-   * representation read them, not yet validated. Handlers may replace it before delegating.
+   * The parsed member for create and update (`/request/body`), its values of the model's types
+   * whatever the representation (Atom text is typed on arrival), not yet validated as a member.
+   * Handlers may replace it before delegating.
    */
   body: Record<string, unknown> | undefined;
-  /** True when `body` came from a text-only representation (Atom): values are strings to parse. */
-  bodyIsText: boolean;
   /** The representation negotiated for the response (JSON when nothing was asked). */
   readonly representation: Representation;
   readonly res: ResponseSink;

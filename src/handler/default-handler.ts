@@ -139,7 +139,7 @@ function bodyOf(ex: Exchange): Record<string, unknown> {
 }
 
 async function create(ex: Exchange, model: Model): Promise<DelegateResult> {
-  const member = await createMember(ex.store, model, bodyOf(ex), ex.bodyIsText);
+  const member = await createMember(ex.store, model, bodyOf(ex));
   ex.res.setHeader('location', `${collectionUrl(ex)}/${member.id}`);
   sendMember(ex, model, member, 201);
   return { member };
@@ -152,7 +152,7 @@ function ifMatch(ex: Exchange): string[] | undefined {
 
 async function update(ex: Exchange, model: Model): Promise<DelegateResult> {
   const id = requireId(ex, model);
-  const member = await updateMember(ex.store, model, id, bodyOf(ex), ex.bodyIsText, ifMatch(ex));
+  const member = await updateMember(ex.store, model, id, bodyOf(ex), ifMatch(ex));
   sendMember(ex, model, member, 200);
   return { member };
 }

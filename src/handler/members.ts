@@ -75,8 +75,8 @@ export async function getMember(store: Store, model: Model, id: unknown): Promis
   return store.get(model, n);
 }
 
-export async function createMember(store: Store, model: Model, values: Record<string, unknown>, text = false): Promise<Member> {
-  const data = validateCreate(model, values, text);
+export async function createMember(store: Store, model: Model, values: Record<string, unknown>): Promise<Member> {
+  const data = validateCreate(model, values, false);
   return store.insert(model, data, nextUpdated());
 }
 
@@ -84,7 +84,7 @@ export async function createMember(store: Store, model: Model, values: Record<st
  * Replaces the editable fields of member `id`. With `ifMatch` (the `updated` stamps of the
  * entity tags the client sent), nothing is written unless the member is still at one of them: 412.
  */
-export async function updateMember(store: Store, model: Model, id: unknown, values: Record<string, unknown>, text = false, ifMatch?: readonly string[]): Promise<Member> {
+export async function updateMember(store: Store, model: Model, id: unknown, values: Record<string, unknown>, ifMatch?: readonly string[]): Promise<Member> {
   const n = parseId(id);
   if (n === undefined) throw new SvcError('member-not-found', `No ${model.name} member has the id ${String(id)}.`);
   const existing = await store.get(model, n);
@@ -92,14 +92,14 @@ export async function updateMember(store: Store, model: Model, id: unknown, valu
   if (ifMatch !== undefined && !ifMatch.includes(existing.updated)) {
     throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was written.`);
   }
-  const data = validateUpdate(model, values, text, existing);
+  const data = validateUpdate(model, values, false, existing);
   // Conditional on what was validated against, so a concurrent update cannot slip in between.
   const result = await store.replace(model, n, data, nextUpdated(existing.updated), existing.updated);
   if (result.ok) return result.value;
   if (result.reason === 'not-found') throw new SvcError('member-not-found', `No ${model.name} member has the id ${n}.`);
   if (ifMatch !== undefined) throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was written.`);
   // Lost a race with another writer and the client asked for no precondition: try again on the new state.
-  return updateMember(store, model, n, values, text);
+  return updateMember(store, model, n, values);
 }
 
 export async function deleteMember(store: Store, model: Model, id: unknown, ifMatch?: readonly string[]): Promise<boolean> {

@@ -31,6 +31,30 @@ function accept(field: FieldDef, raw: unknown, text: boolean, data: MemberData, 
 }
 
 /**
+ * Text values (an Atom entry's) as values of the model's field types, so that a handler sees the
+ * same types whatever representation the client sent: '' of a non-string field is absent (left
+ * out), a value that does not parse is a 400 naming every such field, before any handler runs.
+ * Keys that are not fields stay as they are (validation names them).
+ */
+export function typeFromText(model: Model, values: Record<string, unknown>): Record<string, unknown> {
+  const errors: FieldError[] = [];
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [key, raw] of Object.entries(values)) {
+    const field = model.fields.get(key);
+    if (!field || key === 'updated') {
+      out[key] = raw;
+      continue;
+    }
+    if (isAbsent(field, raw, true)) continue;
+    const parsed = parseValue(field, raw, true);
+    if (parsed.ok) out[key] = parsed.value;
+    else errors.push({ field: key, message: parsed.message });
+  }
+  if (errors.length) throw invalid(errors);
+  return out;
+}
+
+/**
  * Validates a body for create: declared fields only (`updated` is ignored; `id` is assigned by
  * the store), values of the right type, required fields present after defaults.
  * `text` is true when values are strings to convert (Atom).

@@ -10,6 +10,7 @@ import type { Limits } from '../exchange/limits.ts';
 import type { Logger } from '../exchange/log.ts';
 import type { ResponseSink } from '../exchange/response.ts';
 import { typeMetadata } from '../model/metadata.ts';
+import { typeFromText } from '../model/validate.ts';
 import { byMediaType, REPRESENTATIONS } from '../representation/index.ts';
 import { negotiate } from '../representation/negotiate.ts';
 import { allowHeader, EVENTS, isMemberEvent } from '../routing/events.ts';
@@ -208,7 +209,6 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const rawBody = await readBody(req, limits.maxBodyBytes);
     state.bytesIn = rawBody.length;
     let body: Record<string, unknown> | undefined;
-    let bodyIsText = false;
     if (r.event === 'create' || r.event === 'update') {
       const mediaType = mediaTypeOf(req.headers['content-type']);
       const reader = byMediaType(mediaType);
@@ -216,8 +216,8 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
         throw new SvcError('unsupported-media-type', `Content-Type ${mediaType} is not accepted; send ${REPRESENTATIONS.map((x) => x.mediaType).join(' or ')}.`);
       }
       const parsed = reader.parseMember(rawBody.toString('utf8'), model);
-      body = parsed.values;
-      bodyIsText = parsed.text;
+      // Values read as text (Atom) are typed by the model now: a handler sees numbers as numbers.
+      body = parsed.text ? typeFromText(model, parsed.values) : parsed.values;
     }
     const params = new Map(query);
     if (r.id !== undefined) params.set(`${r.collection}Id`, r.id);
@@ -241,7 +241,6 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       headers: headerRecord(req),
       rawBody,
       body,
-      bodyIsText,
       representation,
       res: sink,
       dev,

@@ -71,7 +71,6 @@ export function stubExchange(o: StubExchangeOptions): Exchange {
     headers: { host: 'localhost', accept: '*/*' },
     rawBody: Buffer.alloc(0),
     body: undefined,
-    bodyIsText: false,
     representation: json,
     res: stubSink(),
     dev: false,
