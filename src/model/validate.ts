@@ -50,7 +50,11 @@ export function typeFromText(model: Model, values: Record<string, unknown>): Rec
     if (parsed.ok) out[key] = parsed.value;
     else errors.push({ field: key, message: parsed.message });
   }
-  if (errors.length) throw invalid(errors);
+  // Failing anyway: name every other problem of the body too, as validation would.
+  if (errors.length) {
+    for (const key of Object.keys(values)) if (!model.fields.has(key)) errors.push({ field: key, message: 'is not a field of this model' });
+    throw invalid(errors);
+  }
   return out;
 }
 

@@ -7,12 +7,13 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
+import { NODE, NODE_FLAGS } from '../helpers/process.ts';
 import { appServer, makeApp, ROOT, send } from '../helpers/server.ts';
 
 const run = promisify(execFile);
 async function svc(...args: string[]): Promise<{ code: number; out: string }> {
   try {
-    const { stdout, stderr } = await run(join(ROOT, 'node_modules/.bin/node'), ['--disable-warning=ExperimentalWarning', join(ROOT, 'src/cli.ts'), ...args]);
+    const { stdout, stderr } = await run(NODE, [...NODE_FLAGS, join(ROOT, 'src/cli.ts'), ...args]);
     return { code: 0, out: stdout + stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };

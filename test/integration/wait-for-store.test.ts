@@ -2,7 +2,7 @@
 // --wait-for-store a server that answers /readyz 503 until the database is there, then serves.
 
 import t from 'tap';
-import { spawnServer } from '../helpers/process.ts';
+import { NODE, NODE_FLAGS, spawnServer } from '../helpers/process.ts';
 import { EXAMPLE_APP, send } from '../helpers/server.ts';
 import { startMongoWireServer } from '../mongo-wire/server.ts';
 import { execFile } from 'node:child_process';
@@ -17,7 +17,7 @@ const uri = (auth = '') => `mongodb://${auth}127.0.0.1:${db.port}/svc?serverSele
 
 t.test('without --wait-for-store: one line naming the problem, no password, exit 1', async (t) => {
   const run = promisify(execFile);
-  const err = await run(join(ROOT, 'node_modules/.bin/node'), ['--disable-warning=ExperimentalWarning', join(ROOT, 'src/cli.ts'), 'serve', '--app', EXAMPLE_APP, '--port', '0', '--store', uri('admin:hunter2@')]).then(
+  const err = await run(NODE, [...NODE_FLAGS, join(ROOT, 'src/cli.ts'), 'serve', '--app', EXAMPLE_APP, '--port', '0', '--store', uri('admin:hunter2@')]).then(
     () => undefined,
     (e: { code: number; stdout: string; stderr: string }) => e,
   );

@@ -25,8 +25,8 @@ t.test('tap runs the in-process test servers with it', async (t) => {
 });
 
 t.test('the container, bin/svc.js and the spawned test servers pass it', async (t) => {
-  const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
-  t.ok(cmd, 'CMD in exec form: Node is PID 1 and gets SIGTERM');
+  const cmd = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+  t.ok(cmd, 'ENTRYPOINT in exec form: Node is PID 1 and gets SIGTERM');
   t.ok((JSON.parse(cmd![1]!) as string[]).includes('--no-node-snapshot'));
   t.match(readFileSync(join(ROOT, 'bin/svc.js'), 'utf8'), /const FLAGS = \['--no-node-snapshot'/);
   t.ok(NODE_FLAGS.includes('--no-node-snapshot'));
