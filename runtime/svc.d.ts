@@ -24,7 +24,7 @@ interface SvcContextKeys {
   '/request/method': string;
   /** The URL path. Read-only. */
   '/request/path': string;
-  /** The parsed member sent with create and update (Atom bodies hold strings). */
+  /** The parsed member sent with create and update; Atom values arrive typed by the model, as JSON's. */
   '/request/body': Record<string, SvcJson>;
   /** The status to send; an integer from 200 to 599. After delegate(): the status sent. */
   '/request/status': number;
