@@ -76,7 +76,9 @@ export function loadModel(file: string, text: string): LoadResult {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    return { ok: false, reason: `not valid JSON: ${(e as Error).message}` };
+    // The parser's message quotes the file; only where is said (the file may not be what it seems).
+    const at = /position (\d+)/.exec((e as Error).message)?.[1];
+    return { ok: false, reason: `not valid JSON${at !== undefined ? ` (at character ${at})` : ''}` };
   }
   if (!validateSchema(json)) {
     return { ok: false, reason: validateSchema.errors!.map(schemaMessage).join('; ') };

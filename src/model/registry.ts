@@ -1,7 +1,7 @@
 // The models of one app, reloaded when their files change (checked on use, so no restart is needed).
 
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { SvcError } from '../errors.ts';
 import { COLLECTION_NAME, loadModel, type LoadResult } from './load.ts';
 import type { Model } from './types.ts';
@@ -46,7 +46,12 @@ export class ModelRegistry {
     if (hit?.key === key) return hit.result;
     let result: LoadResult;
     try {
-      result = loadModel(file, readFileSync(file, 'utf8'));
+      // A model is a file of the app: a link out of it (to /etc/passwd, or to another tenant's
+      // model) is refused before it is read.
+      const real = realpathSync(file);
+      result = real.startsWith(realpathSync(this.dir) + sep)
+        ? loadModel(file, readFileSync(real, 'utf8'))
+        : { ok: false, reason: 'is a link to a file outside the app directory; a model must be a file of the app' };
     } catch (e) {
       result = { ok: false, reason: `cannot be read: ${(e as Error).message}` };
     }
