@@ -107,6 +107,27 @@ export class HttpResponse implements ResponseSink {
     this.written += bytes;
     if (chunk !== undefined && !this.#head && this.status !== 204 && this.status !== 304) this.#res.end(chunk);
     else this.#res.end();
+    this.#cutIfStalled();
+  }
+
+  /**
+   * A body written in one piece waits in memory until the client reads it: a client that stops
+   * reading is cut after the same stall time as a streamed one (write()), so that it cannot hold
+   * the bytes (or the connection) for ever.
+   */
+  #cutIfStalled(): void {
+    const socket = this.#res.socket;
+    if (!socket || socket.destroyed || (this.#res.writableLength === 0 && socket.writableLength === 0)) return;
+    // The socket's own buffer: the response counts as finished once its bytes are queued there.
+    const stalled = setTimeout(() => socket.destroy(), this.#stallMs);
+    stalled.unref();
+    const done = () => {
+      clearTimeout(stalled);
+      socket.off('drain', done);
+      socket.off('close', done);
+    };
+    socket.on('drain', done);
+    socket.on('close', done);
   }
 
   /** Renders an error as application/problem+json (README "Errors"), when nothing was committed yet. */
