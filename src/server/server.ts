@@ -123,7 +123,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
   /** Requests in progress per app (tenant name; '' in single-app mode). */
   const busy = new Map<string, number>();
 
-  async function serveOps(name: OpsEndpoint, sink: HttpResponse): Promise<void> {
+  async function serveOps(name: OpsEndpoint, sink: ResponseSink): Promise<void> {
     switch (name) {
       case 'healthz':
         return sendJson(sink, 200, { status: 'ok' });
@@ -156,7 +156,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const preflight = method === 'OPTIONS' && cors !== undefined && req.headers['access-control-request-method'] !== undefined;
     const r = route(preflight ? 'GET' : method, pathname);
     if (preflight && r.kind !== 'resource') return answerPreflight(req, sink, 'GET, HEAD');
-    if (r.kind === 'ops') return serveOps(r.name, ending.res as HttpResponse);
+    if (r.kind === 'ops') return serveOps(r.name, sink);
 
     // The Host header becomes part of absolute URLs (Location, Atom): only a plain host[:port] is trusted.
     // Node keeps the first of several Host headers, a proxy may use the last: more than one is 400 (RFC 9112 §3.2).
