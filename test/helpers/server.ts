@@ -36,13 +36,27 @@ export interface TestServer extends Running {
   at(path: string): string;
 }
 
+let servers = 0;
+/**
+ * The store of a test server that names none: SQLite in memory, or, when SVC_TEST_STORE is a
+ * mongodb:// URI (the HTTP suites on MongoDB, test/integration/http-on-mongodb.test.ts), a fresh
+ * database of it for each server.
+ */
+function defaultStore(): string {
+  const base = process.env.SVC_TEST_STORE;
+  if (base === undefined || base === '') return 'sqlite::memory:';
+  const url = new URL(base);
+  url.pathname = `/t${process.pid}_${++servers}`;
+  return url.href;
+}
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const config: Config = {
     app: opts.appDir ?? EXAMPLE_APP,
     ...(opts.tenantsDir ? { tenants: opts.tenantsDir } : {}),
     port: 0,
     host: '127.0.0.1',
-    store: opts.store ?? 'sqlite::memory:',
+    store: opts.store ?? defaultStore(),
     dev: opts.dev ?? false,
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
     ...(opts.cors ? { cors: opts.cors } : {}),
