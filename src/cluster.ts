@@ -8,7 +8,10 @@
 
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { AggregatorRegistry, type Registry } from 'prom-client';
+import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
+
+/** One worker's metrics, as prom-client exports them for aggregation. */
+type WorkerMetrics = MetricObjectWithValues<MetricValue<string>>[];
 import type { Logger } from './exchange/log.ts';
 
 /** `--workers auto`: one per core the process may use. */
@@ -19,7 +22,12 @@ type Message =
   | { type: 'svc:listening'; url: string }
   | { type: 'svc:fatal'; message: string }
   | { type: 'svc:metrics'; id: number }
-  | { type: 'svc:metrics-text'; id: number; text: string };
+  | { type: 'svc:metrics-text'; id: number; text: string }
+  | { type: 'svc:metrics-of-worker'; id: number }
+  | { type: 'svc:metrics-json'; id: number; metrics: WorkerMetrics };
+
+/** How long the primary waits for each worker's metrics; a worker that does not answer is left out. */
+const METRICS_WAIT_MS = 2000;
 
 const isMessage = (m: unknown): m is Message => typeof m === 'object' && m !== null && typeof (m as { type?: unknown }).type === 'string';
 
@@ -29,7 +37,35 @@ const isMessage = (m: unknown): m is Message => typeof m === 'object' && m !== n
  * dies before it ever listened is a start-up failure (configuration, store): the primary stops.
  */
 export function runPrimary(n: number, log: Logger, announce: (url: string) => void): void {
-  const aggregator = new AggregatorRegistry();
+  let nextRequest = 1;
+  /** Metrics requests to workers still waiting for an answer. */
+  const pending = new Map<number, (metrics: WorkerMetrics) => void>();
+
+  /** Every serving worker's metrics, added up; a worker that is starting or stuck is left out (and said so). */
+  const clusterMetrics = async (): Promise<string> => {
+    const asked = [...listening].map(
+      (w) =>
+        new Promise<WorkerMetrics | undefined>((resolve) => {
+          const id = nextRequest++;
+          const timer = setTimeout(() => {
+            pending.delete(id);
+            resolve(undefined);
+          }, METRICS_WAIT_MS);
+          pending.set(id, (metrics) => {
+            clearTimeout(timer);
+            pending.delete(id);
+            resolve(metrics);
+          });
+          if (!w.isConnected()) return resolve(undefined);
+          w.send({ type: 'svc:metrics-of-worker', id } satisfies Message);
+        }),
+    );
+    const answers = await Promise.all(asked);
+    const got = answers.filter((a): a is WorkerMetrics => a !== undefined);
+    const missing = answers.length - got.length;
+    const text = got.length > 0 ? await AggregatorRegistry.aggregate(got).metrics() : '';
+    return missing > 0 ? `# ${missing} of ${answers.length} workers did not answer in time; their metrics are left out\n${text}` : text;
+  };
   const listening = new Set<Worker>();
   const fatal = new Map<Worker, string>();
   let stopping = false;
@@ -49,8 +85,10 @@ export function runPrimary(n: number, log: Logger, announce: (url: string) => vo
         }
       } else if (m.type === 'svc:fatal') {
         fatal.set(worker, m.message);
+      } else if (m.type === 'svc:metrics-json') {
+        pending.get(m.id)?.(m.metrics);
       } else if (m.type === 'svc:metrics') {
-        aggregator.clusterMetrics().then(
+        clusterMetrics().then(
           (text) => worker.isConnected() && worker.send({ type: 'svc:metrics-text', id: m.id, text }),
           (err: unknown) => worker.isConnected() && worker.send({ type: 'svc:metrics-text', id: m.id, text: `# metrics unavailable: ${(err as Error)?.message ?? err}\n` }),
         );
@@ -107,9 +145,10 @@ export const worker = {
   },
   /** Adds this worker's metrics to what the primary aggregates. */
   register(registry: Registry): void {
-    AggregatorRegistry.setRegistries([registry]);
-    // prom-client answers the primary's requests from a listener its constructor adds.
-    new AggregatorRegistry();
+    process.on('message', (m: unknown) => {
+      if (!isMessage(m) || m.type !== 'svc:metrics-of-worker') return;
+      void registry.getMetricsAsJSON().then((metrics) => process.send?.({ type: 'svc:metrics-json', id: m.id, metrics } satisfies Message));
+    });
   },
   /** /metrics of every worker, from the primary. */
   metricsText(): Promise<string> {
