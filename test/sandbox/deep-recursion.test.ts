@@ -36,7 +36,9 @@ const s = await sandboxServer(
       ].join('\n'),
     },
   },
-  { dev: true },
+  // The CPU limit is not what these tests are about: deepcall recurses to the bottom of the stack
+  // a dozen times, which on a loaded machine can take longer than the default 100 ms.
+  { dev: true, limits: { cpuLimitMs: 5000 } },
 );
 t.teardown(() => s.close());
 
