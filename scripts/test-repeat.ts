@@ -20,6 +20,8 @@ interface Run {
   readonly ok: boolean;
   readonly ms: number;
   readonly output: string;
+  /** The signal that ended tap itself, if one did (sent from outside the run). */
+  readonly signal: NodeJS.Signals | null;
 }
 
 /** One tap run of `files` (none: the suite's `include`), its output captured. */
@@ -33,7 +35,7 @@ function runOnce(files: string[]): Promise<Run> {
   child.stderr.on('data', (d) => (output += d));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ ok: code === 0, ms: performance.now() - started, output: signal ? `${output}\nkilled by ${signal}` : output }));
+    child.on('close', (code, signal) => resolve({ ok: code === 0, ms: performance.now() - started, output, signal }));
   });
 }
 
@@ -76,6 +78,7 @@ async function main(): Promise<number> {
     const log = join(logs, `run-${i}.log`);
     writeFileSync(log, run.output);
     console.log(`run ${i}/${n}: FAILED in ${seconds(run.ms)}, full output in ${log}`);
+    if (run.signal) console.log(`  tap itself was ended by ${run.signal}, from outside this run`);
     for (const line of failures(run.output)) console.log(`  ${line}`);
   }
   const sorted = [...times].sort((a, b) => a - b);
