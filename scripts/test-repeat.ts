@@ -20,7 +20,12 @@ interface Run {
   readonly ok: boolean;
   readonly ms: number;
   readonly output: string;
+  /** The signal that ended tap itself, if one did (sent from outside the run). */
+  readonly signal: NodeJS.Signals | null;
 }
+
+/** The tap run under way, ended with this script. */
+let current: ChildProcess | undefined;
 
 /** One tap run of `files` (none: the suite's `include`), its output captured. */
 function runOnce(files: string[]): Promise<Run> {
@@ -28,12 +33,13 @@ function runOnce(files: string[]): Promise<Run> {
   // tap's own bin runs on `node` from PATH: make that the Node this script runs on (the project's Node 24).
   const env = { ...process.env, PATH: [join(ROOT, 'node_modules', '.bin'), dirname(process.execPath), process.env.PATH].join(delimiter) };
   const child = spawn(join(ROOT, 'node_modules', '.bin', 'tap'), ['--reporter=tap', '--no-color', ...files], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  current = child;
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ ok: code === 0, ms: performance.now() - started, output: signal ? `${output}\nkilled by ${signal}` : output }));
+    child.on('close', (code, signal) => resolve({ ok: code === 0, ms: performance.now() - started, output, signal }));
   });
 }
 
@@ -55,10 +61,15 @@ async function main(): Promise<number> {
   const files = positionals.slice(0, -1);
   const what = files.length === 0 ? 'the whole suite' : files.join(' ');
   const spinners: ChildProcess[] = Array.from({ length: busy }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
-  const stopSpinners = () => spinners.forEach((p) => p.kill('SIGKILL'));
-  process.on('exit', stopSpinners);
-  process.on('SIGINT', () => process.exit(130));
-  process.on('SIGTERM', () => process.exit(143));
+  process.on('exit', () => spinners.forEach((p) => p.kill('SIGKILL')));
+  // Stopped: tap ends its test processes when it gets the signal.
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    process.on(signal, () => {
+      console.log(`test:repeat: ${signal}, stopping`);
+      current?.kill(signal);
+      process.exit(code);
+    });
+  }
 
   console.log(`${what}, ${n} run${n === 1 ? '' : 's'}${busy ? `, ${busy} busy process${busy === 1 ? '' : 'es'} alongside` : ''}`);
   let logs: string | undefined;
@@ -76,6 +87,7 @@ async function main(): Promise<number> {
     const log = join(logs, `run-${i}.log`);
     writeFileSync(log, run.output);
     console.log(`run ${i}/${n}: FAILED in ${seconds(run.ms)}, full output in ${log}`);
+    if (run.signal) console.log(`  tap itself was ended by ${run.signal}, from outside this run`);
     for (const line of failures(run.output)) console.log(`  ${line}`);
   }
   const sorted = [...times].sort((a, b) => a - b);
