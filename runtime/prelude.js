@@ -186,6 +186,7 @@ let current = null;
 
 function req() {
   if (current === null) throw new ErrorCtor('svc: the runtime API is available only while a request is served');
+  if (current.pendingDelegate) settleDelegate(current);
   return current;
 }
 
@@ -212,6 +213,7 @@ function newRequest(data, token) {
     member: undefined,
     collectionResult: undefined,
     delegated: false,
+    pendingDelegate: false,
     committed: false,
     ended: false,
     unwaited: 0,
@@ -502,7 +504,22 @@ function delegate() {
   r.delegated = true;
   r.committed = true;
   r.ended = true;
-  const out = host('delegate', payload);
+  if (r.answered) throw new ErrorCtor('svc: this request was already answered (the server cut it short)');
+  // Sent one-way: the host performs it while this handler goes on. The next use of the runtime
+  // API waits for its result first (req(), settleDelegate); a handler that ends by delegating never
+  // waits for it, and the host ends the request only after it.
+  try {
+    hostRef.applyIgnored(undefined, ['delegate', jsonStringify(payload), '', r.token]);
+  } catch {
+    throw new ErrorCtor('svc: the server could not complete this call');
+  }
+  r.pendingDelegate = true;
+}
+
+/** Waits for the delegate() sent one-way, and takes what the response became. */
+function settleDelegate(r) {
+  r.pendingDelegate = false;
+  const out = host('delegated');
   r.status = out.status;
   r.headersOut = new Map(out.headers);
   r.member = out.member ? UNFETCHED : undefined;
@@ -762,7 +779,7 @@ function run(id, requestJson, token) {
       then = result.then;
     } catch (e) {
       current = null;
-      return jsonStringify(outcome(r, e));
+        return jsonStringify(outcome(r, e));
     }
   }
   if (typeof then !== 'function') {

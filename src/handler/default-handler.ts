@@ -89,19 +89,24 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   const ctx: RenderContext = { ...renderContext(ex, model), total, ...(paged ? { links } : {}), ...(newest ? { newest } : {}) };
 
   const collected: Member[] = [];
-  const source = store.list(model, query);
-  const members = collect
-    ? (async function* () {
-        for await (const m of source) {
-          if (collected.length < MAX_COLLECTED) collected.push(m);
-          yield m;
-        }
-      })()
-    : source;
+  let chunks: AsyncIterable<string>;
+  if (collect) {
+    const source = store.list(model, query);
+    const members = (async function* () {
+      for await (const m of source) {
+        if (collected.length < MAX_COLLECTED) collected.push(m);
+        yield m;
+      }
+    })();
+    chunks = rep.renderCollection(ctx, members);
+  } else {
+    // Members as the store keeps their JSON, when the representation can use it: no objects built.
+    chunks = rep.renderJsonTexts ? rep.renderJsonTexts(ctx, store.listJson(model, query)) : rep.renderCollection(ctx, store.list(model, query));
+  }
   // A list that fits in SMALL_BODY goes out in one write with Content-Length; a larger one
   // streams (chunked), so memory stays flat however many members it has.
   let pending = '';
-  for await (const chunk of rep.renderCollection(ctx, members)) {
+  for await (const chunk of chunks) {
     if (ex.res.ended) break; // the client went away
     if (!ex.res.committed && pending.length + chunk.length <= SMALL_BODY) {
       pending += chunk;

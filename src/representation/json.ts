@@ -33,6 +33,24 @@ function nestedDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+async function* texts(members: AsyncIterable<Member>): AsyncIterable<string> {
+  for await (const m of members) yield JSON.stringify(m);
+}
+
+/** A JSON array of members' texts, in chunks of CHUNK_MEMBERS. */
+async function* jsonArray(texts: AsyncIterable<string>): AsyncIterable<string> {
+  let buf = '[';
+  let n = 0;
+  for await (const text of texts) {
+    buf += (n++ === 0 ? '' : ',') + text;
+    if (n % CHUNK_MEMBERS === 0) {
+      yield buf;
+      buf = '';
+    }
+  }
+  yield buf + ']';
+}
+
 export const json: Representation = {
   name: 'json',
   mediaType: 'application/json',
@@ -40,17 +58,12 @@ export const json: Representation = {
   defaultOrder: [],
   needsNewest: false,
 
-  async *renderCollection(_ctx, members: AsyncIterable<Member>) {
-    let buf = '[';
-    let n = 0;
-    for await (const m of members) {
-      buf += (n++ === 0 ? '' : ',') + JSON.stringify(m);
-      if (n % CHUNK_MEMBERS === 0) {
-        yield buf;
-        buf = '';
-      }
-    }
-    yield buf + ']';
+  renderCollection(_ctx, members: AsyncIterable<Member>) {
+    return jsonArray(texts(members));
+  },
+
+  renderJsonTexts(_ctx, texts: AsyncIterable<string>) {
+    return jsonArray(texts);
   },
 
   renderMember(_ctx, member) {

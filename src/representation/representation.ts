@@ -37,6 +37,12 @@ export interface Representation {
    * waits for the socket to drain. `members` is consumed exactly once.
    */
   renderCollection(ctx: RenderContext, members: AsyncIterable<Member>): AsyncIterable<string>;
+  /**
+   * Renders a list from each member's JSON text (`Store.listJson`), for a representation that
+   * embeds members as JSON: a store that keeps that text with each member builds no objects for a
+   * page. Same output as `renderCollection` of the same members.
+   */
+  renderJsonTexts?(ctx: RenderContext, texts: AsyncIterable<string>): AsyncIterable<string>;
   renderMember(ctx: RenderContext, member: Member): string;
   /** Parses a request body; throws SvcError (`invalid-json`, `invalid-atom`) when it cannot. */
   parseMember(body: string, model: Model): ParsedBody;

@@ -91,14 +91,18 @@ function createHostCall(calls: CallRegistry) {
       calls.started(call);
       return '';
     }
-    return perform(call, op, payloadText, text);
+    const done = perform(call, op, payloadText, text);
+    // delegate() is sent one-way (runtime/prelude.js): its reply is kept for `delegated` and for the end of the request.
+    if (op === 'delegate') call.ending = done;
+    return done;
   };
 }
 
 /** Every other call: checked, performed, answered as JSON. It never throws. */
 async function perform(call: Call, op: unknown, payloadText: unknown, text: unknown): Promise<string> {
-  // A one-way call does not hold the handler up: its time is not the host's.
-  const oneWay = op === 'send';
+  // A one-way call does not hold the handler up: its time is not the host's (a handler that then
+  // waits for a delegate's result does so in a `delegated` call, which counts).
+  const oneWay = op === 'send' || op === 'delegate';
   const started = performance.now();
   if (!oneWay) call.hostSince = started;
   try {

@@ -39,6 +39,7 @@ export async function serveInSlot(slot: Slot, artifact: Compiled, ex: Exchange):
     returned = await slot.api.run.apply(undefined, [id, requestJson(ex), call.token]);
   } catch (err) {
     call.closed = true;
+    await call.ending;
     // Results reach the host in order, so a request that ran has said so before its failure arrives.
     if (!call.started && slot.disposed) throw new NotStarted();
     if (!slot.disposed && call.breach === undefined) {
@@ -60,6 +61,7 @@ export async function serveInSlot(slot: Slot, artifact: Compiled, ex: Exchange):
     slot.finished(call);
   }
   call.closed = true;
+  await call.ending;
 
   let outcome: Outcome;
   if (returned === '"pending"') {

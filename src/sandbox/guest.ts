@@ -51,6 +51,11 @@ export interface Call {
   readonly token: number;
   readonly ex: Exchange;
   delegated?: DelegateResult;
+  /**
+   * The `svc.delegate()` a handler ended with, sent one-way (runtime/prelude.js, endDelegate) and
+   * performed while the isolate goes on: the request ends only after it.
+   */
+  ending?: Promise<string>;
   /** The outcome an async handler reported through `finish`. */
   finished?: Outcome;
   /** The isolate began running it (it may have waited behind other requests). */

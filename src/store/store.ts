@@ -34,6 +34,12 @@ export interface Store {
   ensure(model: Model): Promise<void>;
   /** Members matching `query`, in its order, streamed. */
   list(model: Model, query: Query): AsyncIterable<Member>;
+  /**
+   * The same members as `list`, each as the JSON text `JSON.stringify` gives for it. A store may
+   * keep that text with each member, written once per write, so that a page builds no objects;
+   * `jsonTexts` is the form for a store that does not.
+   */
+  listJson(model: Model, query: Query): AsyncIterable<string>;
   /** How many members match the filters; with no filters it reads a count the store keeps. */
   count(model: Model, filters: readonly Filter[]): Promise<number>;
   get(model: Model, id: number): Promise<Member | null>;
@@ -49,6 +55,11 @@ export interface Store {
   /** Resolves when the store can serve (`/readyz`); rejects, quickly (store-unavailable), when it cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Members as their JSON text: `Store.listJson` of a store that keeps no text of its own. */
+export async function* jsonTexts(members: AsyncIterable<Member>): AsyncIterable<string> {
+  for await (const m of members) yield JSON.stringify(m);
 }
 
 /** Model objects are immutable (a changed file makes a new one), so a signature is computed once. */

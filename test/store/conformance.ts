@@ -82,8 +82,23 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
+/**
+ * The ids `list` gives for `q`; and every such query also checks `listJson` against `list` (the
+ * same members, each as JSON.stringify gives it), so that the whole contract holds for both.
+ */
 async function ids(store: Store, model: Model, q: Partial<Query> = {}): Promise<number[]> {
-  return (await collect(store.list(model, query(q)))).map((m) => m.id);
+  const members = await collect(store.list(model, query(q)));
+  await sameTexts(store, model, q, members);
+  return members.map((m) => m.id);
+}
+
+async function sameTexts(store: Store, model: Model, q: Partial<Query>, members: Member[]): Promise<void> {
+  const texts = await collect(store.listJson(model, query(q)));
+  const expected = members.map((m) => JSON.stringify(m));
+  const at = expected.findIndex((e, n) => texts[n] !== e);
+  if (texts.length !== expected.length || at !== -1) {
+    throw new Error(`listJson differs from list for ${JSON.stringify(q)}: member ${at}: ${texts[at]?.slice(0, 200)} vs ${expected[at]?.slice(0, 200)}`);
+  }
 }
 
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, n)).toISOString();
@@ -537,6 +552,7 @@ export function runStoreSuite(t: Test, { newStore, knownGaps }: StoreSuiteOption
     const v4 = makeModel('evolving', { b: 'integer', a: 'string' });
     await store.ensure(v4);
     t.same(await store.get(v4, 1), { id: 1, updated: stamp(1), a: 'x' }, 'a field that comes back finds its data');
+    await sameTexts(store, v4, {}, await collect(store.list(v4, query())));
     t.same(await collect(store.list(v4, query())), [
       { id: 1, updated: stamp(1), a: 'x' },
       { id: 2, updated: stamp(2), b: 2, a: 'y' },
@@ -623,6 +639,7 @@ export function runStoreSuite(t: Test, { newStore, knownGaps }: StoreSuiteOption
     }
     const listed = await collect(store.list(model, query()));
     t.ok(listed.every((m, n) => m.t === hostile[n]), 'listed values are exact');
+    await sameTexts(store, model, {}, listed);
     t.same(await ids(store, model, { filters: [filter('s', 'contains', '%')] }), [8, 11]);
     t.same(await ids(store, model, { filters: [filter('s', 'contains', '_')] }), [5, 9, 11]);
     t.same(await ids(store, model, { filters: [filter('s', 'startswith', '%_')] }), [11]);

@@ -1,5 +1,6 @@
 // `svc.delegate()`: the default handler completes the response; `svc.member()`/`svc.collection()`
-// afterwards read what it served.
+// afterwards read what it served. The guest sends `delegate` one-way and asks for its result with
+// `delegated` only when the handler uses the runtime again (runtime/prelude.js, settleDelegate).
 
 import { complete } from '../../exchange/complete.ts';
 import { runDefault, type DelegateResult } from '../../handler/default-handler.ts';
@@ -38,6 +39,14 @@ export const delegate: Op = async (call, payload) => {
     member: result.member !== undefined,
     collection: result.collection !== undefined,
   };
+};
+
+/** The result of the `delegate` call sent one-way (bridge.ts keeps its reply as `call.ending`). */
+export const delegated: Op = async (call) => {
+  if (call.ending === undefined) throw new GuestError('svc: no delegate() is under way');
+  const reply = JSON.parse(await call.ending) as { value?: unknown; error?: { type: 'Error' | 'TypeError'; message: string } };
+  if (reply.error) throw new GuestError(reply.error.message, reply.error.type);
+  return reply.value;
 };
 
 export const resource: Op = (call, payload) => {

@@ -2,7 +2,7 @@
 // capability is one file here and one line in this table (and its guest half in runtime/prelude.js).
 
 import { checkOutcome, type Op } from '../guest.ts';
-import { delegate, resource } from './delegate.ts';
+import { delegate, delegated, resource } from './delegate.ts';
 import { env } from './env.ts';
 import { fetch } from './fetch.ts';
 import { log } from './log.ts';
@@ -15,4 +15,4 @@ const finish: Op = (call, payload) => {
   return null;
 };
 
-export const OPS: Readonly<Record<string, Op>> = { write, send, render, delegate, resource, model, log, env, fetch, finish };
+export const OPS: Readonly<Record<string, Op>> = { write, send, render, delegate, delegated, resource, model, log, env, fetch, finish };

@@ -2,7 +2,7 @@
 
 import type { Collection, Db, Document } from 'mongodb';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
-import { modelSignature, type Store, type WriteResult } from '../store.ts';
+import { jsonTexts, modelSignature, type Store, type WriteResult } from '../store.ts';
 import { acquireClient, clientOptions, databaseName, redact } from './connection.ts';
 import { fieldKey, replacement, toDocument, toMember, writtenMember } from './documents.ts';
 import { isDuplicateKey, storeError } from './errors.ts';
@@ -96,6 +96,10 @@ class MongoStore implements Store {
       // Also when the consumer stops early: the server forgets the cursor.
       await cursor.close().catch(() => {});
     }
+  }
+
+  listJson(model: Model, query: Query): AsyncIterable<string> {
+    return jsonTexts(this.list(model, query));
   }
 
   async count(model: Model, filters: readonly Filter[]): Promise<number> {

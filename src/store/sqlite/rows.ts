@@ -41,9 +41,28 @@ export function written(columns: readonly Column[], id: number, updated: string,
   return member;
 }
 
-/** The declared fields' values in column order, NULL for absent ones. */
-export function values(columns: readonly Column[], data: MemberData): SQLInputValue[] {
+/**
+ * What a write stores after `updated`: the declared fields' values in column order (NULL for
+ * absent ones), then their JSON text and the shape it is valid for (schema.ts, TEXT_COLUMN).
+ */
+export function values(columns: readonly Column[], data: MemberData, shapeId: number): SQLInputValue[] {
   const out: SQLInputValue[] = [];
-  for (let i = 2; i < columns.length; i++) out.push(toSql(data[columns[i]!.field] ?? null));
+  const fields: Record<string, unknown> = {};
+  for (let i = 2; i < columns.length; i++) {
+    const { field } = columns[i]!;
+    const v = data[field];
+    out.push(toSql(v ?? null));
+    // As `written` and `toMember` give the member: present fields, in model order.
+    if (v !== null && v !== undefined) fields[field] = v;
+  }
+  out.push(JSON.stringify(fields), shapeId);
   return out;
+}
+
+/**
+ * The JSON text of a member from its stored parts: exactly `JSON.stringify` of the member that
+ * `toMember` would build (`id`, `updated`, then the fields of `fieldsText` in their order).
+ */
+export function memberText(id: number, updated: string, fieldsText: string): string {
+  return `{"id":${id},"updated":${JSON.stringify(updated)}${fieldsText.length > 2 ? `,${fieldsText.slice(1)}` : '}'}`;
 }

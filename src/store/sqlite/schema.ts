@@ -7,7 +7,7 @@ import type { Statements } from './statements.ts';
 import { modelSignature } from '../store.ts';
 
 /** Version of the bookkeeping tables below, in `PRAGMA user_version`. */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 /**
  * Bookkeeping, created once per database. `svc_collections` maps a model name (case-sensitive,
@@ -15,6 +15,8 @@ const SCHEMA_VERSION = 1;
  * triggers in the same transaction as every insert and delete, so an unfiltered count never
  * scans the table (README "Collection queries"). `svc_fields` maps each field to its column, chosen once and kept,
  * because SQLite identifiers are case-insensitive while field names are not (`Name` ≠ `name`).
+ * `svc_shapes` numbers each set of declared fields (`modelSignature`) a collection has had: a
+ * member's JSON text (TEXT_COLUMN) is valid for the shape it was written under (SHAPE_COLUMN).
  */
 export const BOOKKEEPING_SQL = `
   CREATE TABLE IF NOT EXISTS svc_collections (
@@ -29,6 +31,12 @@ export const BOOKKEEPING_SQL = `
     col TEXT NOT NULL,
     PRIMARY KEY (collection, field)
   ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS svc_shapes (
+    id INTEGER PRIMARY KEY,
+    collection INTEGER NOT NULL,
+    signature TEXT NOT NULL,
+    UNIQUE (collection, signature)
+  );
   PRAGMA user_version = ${SCHEMA_VERSION};`;
 
 /** Column affinity per field type: https://sqlite.org/datatype3.html#type_affinity */
@@ -52,6 +60,8 @@ export interface Collection {
   readonly signature: string;
   /** `svc_collections.id`. */
   readonly key: number;
+  /** `svc_shapes.id` of the declared fields this was built for. */
+  readonly shapeId: number;
   readonly shape: TableShape;
   readonly insert: string;
   readonly select: string;
@@ -60,6 +70,14 @@ export interface Collection {
   readonly replace: string;
   readonly delete: string;
 }
+
+/**
+ * Every member row keeps its declared fields as the JSON text `JSON.stringify` gives for them
+ * (written with the row), and the shape it was written under; a list in JSON joins these texts
+ * (rows.ts, memberText) instead of building objects. `~` is in no field name.
+ */
+export const TEXT_COLUMN = '~json';
+export const SHAPE_COLUMN = '~shape';
 
 /** A conditional write's SQL: the check and the write are one statement, so nothing changes in between. */
 export const IF_UPDATED = ' AND "updated" = ?';
@@ -106,6 +124,15 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     statements.get('INSERT INTO svc_fields (collection, field, col) VALUES (?, ?, ?)').run(key, field.name, col);
   }
 
+  for (const col of [TEXT_COLUMN, SHAPE_COLUMN]) {
+    if (!statements.row('SELECT 1 FROM pragma_table_info(?) WHERE name = ?', [table, col])) {
+      db.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(col)} ${col === TEXT_COLUMN ? 'TEXT' : 'INTEGER'}`);
+    }
+  }
+  const signature = modelSignature(model);
+  statements.get('INSERT OR IGNORE INTO svc_shapes (collection, signature) VALUES (?, ?)').run(key, signature);
+  const shapeId = statements.row('SELECT id FROM svc_shapes WHERE collection = ? AND signature = ?', [key, signature])![0] as number;
+
   const shape: TableShape = {
     table,
     columns: [
@@ -115,15 +142,17 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     ],
   };
   const t = quoteIdent(table);
-  const stored = shape.columns.slice(1);
+  // Written: `updated`, the declared fields, their JSON text and the shape (rows.ts, values()).
+  const stored = [...shape.columns.slice(1).map((c) => c.column), TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent);
   return {
-    signature: modelSignature(model),
+    signature,
     key,
+    shapeId,
     shape,
-    insert: `INSERT INTO ${t} (${stored.map((c) => quoteIdent(c.column)).join(', ')}) VALUES (${stored.map(() => '?').join(', ')})`,
+    insert: `INSERT INTO ${t} (${stored.join(', ')}) VALUES (${stored.map(() => '?').join(', ')})`,
     select: `SELECT ${columnsSql(shape)} FROM ${t} WHERE "id" = ?`,
     exists: `SELECT 1 FROM ${t} WHERE "id" = ?`,
-    replace: `UPDATE ${t} SET ${stored.map((c) => `${quoteIdent(c.column)} = ?`).join(', ')} WHERE "id" = ?`,
+    replace: `UPDATE ${t} SET ${stored.map((c) => `${c} = ?`).join(', ')} WHERE "id" = ?`,
     delete: `DELETE FROM ${t} WHERE "id" = ?`,
   };
 }

@@ -222,11 +222,11 @@ export function columnsSql(shape: TableShape): string {
   return shape.columns.map(selectExpr).join(', ');
 }
 
-/** SELECT of the members matching `query`, in its order, sliced by `start` / `count`. */
-export function selectSql(shape: TableShape, query: Query): Sql {
+/** SELECT of the members matching `query`, in its order, sliced by `start` / `count`: `columns`, by default every column of a member. */
+export function selectSql(shape: TableShape, query: Query, columns = columnsSql(shape)): Sql {
   const where = whereSql(shape, query.filters);
   const params = [...where.params];
-  let sql = `SELECT ${columnsSql(shape)} FROM ${quoteIdent(shape.table)}${where.sql}${orderSql(shape, query.order)}`;
+  let sql = `SELECT ${columns} FROM ${quoteIdent(shape.table)}${where.sql}${orderSql(shape, query.order)}`;
   const page = pageOf(query);
   if (page.limit !== undefined || page.skip > 0) {
     // LIMIT -1 is "no limit" in SQLite (and LIMIT 0 no rows); OFFSET needs a LIMIT.

@@ -5,13 +5,16 @@ import type { Filter, Member, MemberData, Model, Query } from '../../model/types
 import { modelSignature, type Store, type WriteResult } from '../store.ts';
 import { openDatabase, sqlitePath } from './database.ts';
 import { GroupCommit } from './group-commit.ts';
-import { toMember, values, written } from './rows.ts';
-import { BOOKKEEPING_SQL, IF_UPDATED, migrate, type Collection } from './schema.ts';
-import { countSql, selectSql } from './sql.ts';
+import { memberText, toMember, values, written } from './rows.ts';
+import { BOOKKEEPING_SQL, IF_UPDATED, migrate, SHAPE_COLUMN, TEXT_COLUMN, type Collection } from './schema.ts';
+import { countSql, quoteIdent, selectSql } from './sql.ts';
 import { Statements } from './statements.ts';
 
 /** Pages of at most this many members are read with one `all()` instead of streamed. */
 const SMALL_PAGE = 256;
+
+/** What `listJson` reads of a member row: `id`, `updated`, the fields' JSON text and its shape. */
+const TEXT_COLUMNS = ['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ');
 
 export async function openSqliteStore(uri: string, name: string): Promise<Store> {
   return new SqliteStore(openDatabase(sqlitePath(uri, name)));
@@ -40,17 +43,35 @@ class SqliteStore implements Store {
 
   async *list(model: Model, query: Query): AsyncIterable<Member> {
     const c = this.#collection(model);
+    for (const row of this.#select(selectSql(c.shape, query), query)) yield toMember(c.shape.columns, row);
+  }
+
+  async *listJson(model: Model, query: Query): AsyncIterable<string> {
+    const c = this.#collection(model);
+    for (const [id, updated, text, shape] of this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query)) {
+      if (shape === c.shapeId && typeof text === 'string') {
+        yield memberText(id as number, updated as string, text);
+      } else {
+        // Written under other fields (or before texts were kept): built from its columns; gone
+        // when a write deleted it since the page was read.
+        const row = this.#statements.row(c.select, [id as number]);
+        if (row) yield JSON.stringify(toMember(c.shape.columns, row));
+      }
+    }
+  }
+
+  /** The rows of a SELECT of `query`, after committing the open writes. */
+  *#select({ sql, params }: { sql: string; params: SQLInputValue[] }, query: Query): Generator<SQLOutputValue[]> {
     this.#writes.commit();
-    const { sql, params } = selectSql(c.shape, query);
     if (query.count !== undefined && query.count <= SMALL_PAGE) {
       // A bounded page is read in one call: cheaper than stepping row by row, and small.
-      for (const row of this.#statements.rows(sql, params)) yield toMember(c.shape.columns, row);
+      yield* this.#statements.rows(sql, params);
       return;
     }
     const stmt = this.#statements.checkout(sql);
     const rows = stmt.iterate(...params) as Iterator<SQLOutputValue[]>;
     try {
-      for (let r = rows.next(); !r.done; r = rows.next()) yield toMember(c.shape.columns, r.value);
+      for (let r = rows.next(); !r.done; r = rows.next()) yield r.value;
     } finally {
       // Also when the consumer stops early: resets the statement, ending its read transaction.
       if (!this.#closed) {
@@ -81,7 +102,7 @@ class SqliteStore implements Store {
     const c = this.#collection(model);
     return this.#writes.write(() => {
       // One statement: the row and its count (by trigger) are written together.
-      const { lastInsertRowid } = this.#statements.get(c.insert).run(updated, ...values(c.shape.columns, data));
+      const { lastInsertRowid } = this.#statements.get(c.insert).run(updated, ...values(c.shape.columns, data, c.shapeId));
       return written(c.shape.columns, Number(lastInsertRowid), updated, data);
     });
   }
@@ -89,7 +110,7 @@ class SqliteStore implements Store {
   async replace(model: Model, id: number, data: MemberData, updated: string, ifUpdated?: string): Promise<WriteResult<Member>> {
     const c = this.#collection(model);
     return this.#writes.write((): WriteResult<Member> => {
-      const params = [updated, ...values(c.shape.columns, data), id];
+      const params = [updated, ...values(c.shape.columns, data, c.shapeId), id];
       if (ifUpdated !== undefined) params.push(ifUpdated);
       const sql = ifUpdated === undefined ? c.replace : c.replace + IF_UPDATED;
       if (Number(this.#statements.get(sql).run(...params).changes) === 1) {

@@ -1,0 +1,45 @@
+// `node bench/profile.ts <path> [seconds] [server]`: one svc server of bench/scenarios.ts under
+// --cpu-prof, loaded with one request path (GET; POST when the path starts with "POST "), then the
+// functions with the most self time. For finding where a row's time goes, not for figures.
+
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newPool, runLoad } from './load.ts';
+import { SERVERS, type Scenario } from './scenarios.ts';
+import { Seeds } from './seed.ts';
+import { startServer } from './servers.ts';
+
+const [target = '/resources/employees?count=20', seconds = '5', serverName = 'svc'] = process.argv.slice(2);
+const dir = mkdtempSync(join(tmpdir(), 'svc-profile-'));
+const profDir = join(dir, 'prof');
+const spec = SERVERS[serverName];
+if (!spec) throw new Error(`no server ${serverName}`);
+const log = (line: string) => console.error(`profile: ${line}`);
+const server = await startServer(serverName, spec, { seeds: new Seeds(dir, dir), dataDir: dir, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`], log });
+const post = target.startsWith('POST ');
+const scenario: Scenario = {
+  name: target,
+  server: serverName,
+  group: 'profile',
+  method: post ? 'POST' : 'GET',
+  path: post ? target.slice(5) : target,
+  ...(post ? { body: JSON.stringify({ name: 'Profile', born: '1990-01-05' }), headers: { 'content-type': 'application/json' }, expect: 201 } : {}),
+};
+const pool = newPool(server.url, 32);
+const m = await runLoad(pool, scenario, { seconds: Number(seconds), connections: 32 });
+await pool.close();
+await server.stop();
+console.log(`${target}: ${JSON.stringify(m).slice(0, 300)}`);
+
+interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount: number }
+const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'))!;
+const prof = JSON.parse(readFileSync(join(profDir, file), 'utf8')) as { nodes: Node[] };
+const self = new Map<string, number>();
+let total = 0;
+for (const n of prof.nodes) {
+  const where = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(src|node_modules)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
+  self.set(where, (self.get(where) ?? 0) + n.hitCount);
+  total += n.hitCount;
+}
+for (const [where, hits] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${((100 * hits) / total).toFixed(1).padStart(5)}%  ${where}`);
