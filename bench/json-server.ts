@@ -28,9 +28,10 @@ const server = createApp(db, { logger: false, static: [] }).listen(
 );
 
 // Node's default of 5 s closes a kept-alive connection whose next request waited longer than that
-// behind the others: json-server sorts every member for each page (W1 ≈ 150 ms), so 32 connections
+// behind the others: json-server sorts every member for each page (W1: 150–300 ms), so 32 connections
 // queue for more than 5 s on a busy machine, and the connection is reset with the request unread.
-// Not a cost of a request, only of the closed-loop bench; svc never waits that long.
+// Not a cost of a request, only of the closed-loop bench (svc keeps the same 5 s, but its
+// requests here never queue that long).
 server.keepAliveTimeout = 60_000;
 
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
