@@ -3,14 +3,14 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Measured } from './load.ts';
-import type { Group, Scenario, Target } from './scenarios.ts';
+import { baselineOf, type Group, type Scenario, type Target } from './scenarios.ts';
 
 /** One scenario over the rounds. */
 export interface Outcome {
   readonly scenario: Scenario;
   /** Every measurement without errors, in order. */
   readonly runs: Measured[];
-  /** Against the group's baseline measured right before or after (none for the baseline itself). */
+  /** Against the row's baseline measured right before or after (none for a baseline itself). */
   readonly pairs: { ratio: number; p50Ratio: number; p50AddedMs: number }[];
   /** Why the scenario was not measured (errors), if it failed. */
   failed?: string;
@@ -83,17 +83,21 @@ export function summarize(groups: Readonly<Record<string, Group>>, outcomes: rea
   const rows: Row[] = [];
   for (const [key, group] of Object.entries(groups)) {
     const members = outcomes.filter((o) => o.scenario.group === key);
-    const base = members.find((o) => o.scenario.name === group.baseline);
-    if (!base) continue;
-    for (const o of [base, ...members.filter((m) => m !== base)]) {
-      const failed = o.failed ?? (o !== base && base.failed ? `baseline failed: ${base.failed}` : undefined);
+    // Each baseline, then the rows compared with it.
+    const ordered = members
+      .filter((b) => baselineOf(b.scenario, group) === undefined)
+      .flatMap((b) => [b, ...members.filter((o) => baselineOf(o.scenario, group) === b.scenario.name)]);
+    for (const o of ordered) {
+      const baseName = baselineOf(o.scenario, group);
+      const base = baseName === undefined ? undefined : members.find((b) => b.scenario.name === baseName);
+      const failed = o.failed ?? (base?.failed ? `baseline failed: ${base.failed}` : undefined);
       const ratio = median(o.pairs.map((p) => p.ratio));
       const p50Ratio = median(o.pairs.map((p) => p.p50Ratio));
       const p50AddedMs = median(o.pairs.map((p) => p.p50AddedMs));
       rows.push({
         group: key,
         scenario: o.scenario,
-        baseline: o === base,
+        baseline: baseName === undefined,
         rps: median(o.runs.map((m) => m.rps)),
         p50: median(o.runs.map((m) => m.p50)),
         p99: median(o.runs.map((m) => m.p99)),
@@ -209,7 +213,10 @@ export function markdown(info: RunInfo, groups: Readonly<Record<string, Group>>,
     '',
     'Groups:',
     '',
-    ...usedGroups.map(([key, g]) => `- \`${key}\`: ${g.title}; baseline \`${g.baseline}\`.`),
+    ...usedGroups.map(([key, g]) => {
+      const bases = rows.filter((r) => r.group === key && r.baseline).map((r) => `\`${r.scenario.name}\``);
+      return `- \`${key}\`: ${g.title}; ${bases.length === 1 ? 'baseline' : 'baselines'} ${bases.join(', ')}.`;
+    }),
     '',
     ...(scripts.length ? ['Sandbox checks (scripts of their own: `bench/reload-latency.ts`, `node --expose-gc bench/sandbox-memory.ts`):', '', scriptTable(scripts), ''] : []),
     ...(memory.length ? ['Streaming: the server\'s resident memory (VmRSS, /proc) before the request and at its peak while the client reads the whole body.', '', memoryTable(memory), ''] : []),

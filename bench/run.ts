@@ -6,12 +6,15 @@
 //   BENCH_ROUNDS       rounds; every row runs once per round beside a run of its baseline (default 3)
 //   BENCH_WARMUP       seconds of unmeasured load per scenario before the first round (default 1)
 //   BENCH_CONNECTIONS  concurrent connections of the load generator (default 32)
-//   BENCH_GROUPS       comma-separated group keys to run (default: all)
+//   BENCH_GROUPS       comma-separated group keys to run (default: every group whose `requires`
+//                      package is installed: `peer` only with json-server), e.g.
+//                      BENCH_GROUPS=peer for svc vs json-server alone, or BENCH_GROUPS=ceiling,atom
 //   BENCH_MEMORY       0 to skip the streaming memory checks and the sandbox script checks
 //   BENCH_CPU_PROF     a directory: svc servers run with --cpu-prof and write their profiles there
 //   BENCH_OUT          the report file (default bench/results.md; '-' for none)
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
@@ -20,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from 'undici';
 import { newPool, runLoad, type Measured } from './load.ts';
 import { markdown, memoryTable, resultsTable, scriptTable, summarize, type MemoryResult, type Outcome, type ScriptResult } from './report.ts';
-import { GROUPS, MEMORY_CHECKS, SCENARIOS, SCRIPT_CHECKS, SERVERS, type MemoryCheck, type Scenario } from './scenarios.ts';
+import { baselineOf, GROUPS, MEMORY_CHECKS, SCENARIOS, SCRIPT_CHECKS, SERVERS, type MemoryCheck, type Scenario } from './scenarios.ts';
 import { Seeds } from './seed.ts';
 import { cpuOf, machineBusy, memoryOf, startServer, type Started } from './servers.ts';
 
@@ -34,12 +37,29 @@ function numberEnv(name: string, fallback: number): number {
   return n;
 }
 
+/** Whether npm package `name` is installed where this repository's code would import it from. */
+function installed(name: string): boolean {
+  try {
+    createRequire(import.meta.url).resolve(`${name}/package.json`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const config = {
   seconds: numberEnv('BENCH_SECONDS', 3),
   rounds: Math.round(numberEnv('BENCH_ROUNDS', 3)),
   warmup: numberEnv('BENCH_WARMUP', 1),
   connections: Math.round(numberEnv('BENCH_CONNECTIONS', 32)),
-  groups: process.env.BENCH_GROUPS ? process.env.BENCH_GROUPS.split(',').map((g) => g.trim()) : Object.keys(GROUPS),
+  groups: process.env.BENCH_GROUPS
+    ? process.env.BENCH_GROUPS.split(',').map((g) => g.trim())
+    : Object.keys(GROUPS).filter((g) => {
+        const needs = GROUPS[g]!.requires;
+        if (needs === undefined || installed(needs)) return true;
+        console.error(`bench: group ${g} left out: it needs ${needs}, which is not installed (npm install)`);
+        return false;
+      }),
   memory: process.env.BENCH_MEMORY !== '0',
   cpuProf: process.env.BENCH_CPU_PROF,
   out: process.env.BENCH_OUT === '-' ? undefined : resolve(ROOT, process.env.BENCH_OUT ?? 'bench/results.md'),
@@ -117,8 +137,14 @@ async function main(): Promise<void> {
   const began = performance.now();
   const scenarios = SCENARIOS.filter((s) => config.groups.includes(s.group));
   for (const g of config.groups) {
-    if (!GROUPS[g]) throw new Error(`BENCH_GROUPS: unknown group "${g}" (groups: ${Object.keys(GROUPS).join(', ')})`);
-    if (!scenarios.some((s) => s.group === g && s.name === GROUPS[g]!.baseline)) throw new Error(`group ${g}: no baseline scenario "${GROUPS[g]!.baseline}"`);
+    const group = GROUPS[g];
+    if (!group) throw new Error(`BENCH_GROUPS: unknown group "${g}" (groups: ${Object.keys(GROUPS).join(', ')})`);
+    if (group.requires !== undefined && !installed(group.requires)) throw new Error(`group ${g} needs ${group.requires}, which is not installed (npm install)`);
+    if (group.baseline !== undefined && !scenarios.some((s) => s.group === g && s.name === group.baseline)) throw new Error(`group ${g}: no baseline scenario "${group.baseline}"`);
+    for (const s of scenarios.filter((x) => x.group === g)) {
+      const base = baselineOf(s, group);
+      if (base !== undefined && !scenarios.some((x) => x.group === g && x.name === base)) throw new Error(`${s.name}: no baseline scenario "${base}" in group ${g}`);
+    }
   }
   const checks = config.memory ? MEMORY_CHECKS : [];
   const serverNames = [...new Set([...scenarios.map((s) => s.server), ...checks.map((c) => c.server)])];
@@ -187,12 +213,18 @@ async function main(): Promise<void> {
     for (let round = 0; round < config.rounds; round++) {
       log(`round ${round + 1} of ${config.rounds}`);
       for (const group of config.groups) {
-        const base = scenarios.find((s) => s.group === group && s.name === GROUPS[group]!.baseline)!;
-        const rows = rotate(scenarios.filter((s) => s.group === group && s !== base), round);
-        if (rows.length === 0) await run(base);
+        const inGroup = scenarios.filter((s) => s.group === group);
+        const baseOf = (s: Scenario) => {
+          const name = baselineOf(s, GROUPS[group]!);
+          return name === undefined ? undefined : inGroup.find((b) => b.name === name)!;
+        };
+        const rows = rotate(inGroup.filter((s) => baseOf(s) !== undefined), round);
+        // A baseline that no row is compared with is measured on its own.
+        for (const b of inGroup) if (baseOf(b) === undefined && !rows.some((s) => baseOf(s) === b)) await run(b);
         // Each row beside a fresh run of its baseline (ceiling, svc, svc, ceiling, …): on a noisy
         // machine, two runs seconds apart see the same neighbours.
         for (const [k, s] of rows.entries()) {
+          const base = baseOf(s)!;
           const baseFirst = (round + k) % 2 === 0;
           const first = await run(baseFirst ? base : s);
           const second = await run(baseFirst ? s : base);

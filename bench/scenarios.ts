@@ -1,8 +1,8 @@
 // What `npm run bench` measures, as data: servers, scenarios, ratio groups and memory checks.
 //
 // To add a row, add a scenario (and, when it needs one, a server variant or a group). Every
-// server runs in its own child process, side by side in the same run; a group's ratios are
-// measured against its baseline scenario in the same round.
+// server runs in its own child process, side by side in the same run; a row's ratios are
+// measured against its baseline scenario (the group's, or the row's own) in the same round.
 
 import { rng } from './data.ts';
 
@@ -32,6 +32,15 @@ export type ServerSpec =
       /** Extra node flags. */
       readonly nodeArgs?: readonly string[];
       readonly env?: Readonly<Record<string, string>>;
+    }
+  | {
+      /**
+       * json-server (a dev dependency) on a JSON file of its own, through bench/json-server.ts: its
+       * app and lowdb file store wired as its CLI wires them.
+       */
+      readonly kind: 'json-server';
+      /** Members of `employees` written to its file before start: svc's seeded members, same ids. */
+      readonly members: number;
     };
 
 /** A request of a scenario; `i` counts the scenario's requests from 0. */
@@ -49,7 +58,9 @@ export interface Scenario {
   readonly headers?: Readonly<Record<string, string>>;
   /** Status every response must have, else the scenario failed (default 200). */
   readonly expect?: number;
-  /** Goals on the ratios to the group's baseline (none on the baseline itself). */
+  /** Name of the scenario of the same group this row is compared with, instead of the group's baseline. */
+  readonly baseline?: string;
+  /** Goals on the ratios to the row's baseline (none on a baseline itself). */
   readonly target?: Target;
 }
 
@@ -64,8 +75,21 @@ export interface Target {
 
 export interface Group {
   readonly title: string;
-  /** Name of the scenario the group's ratios are relative to; it must be in the group. */
-  readonly baseline: string;
+  /**
+   * Name of the scenario the group's ratios are relative to; it must be in the group. Without it,
+   * every row that is not a baseline names its own (`Scenario.baseline`).
+   */
+  readonly baseline?: string;
+  /**
+   * An npm package the group's servers need. Without it installed the group is left out of the
+   * default selection; naming it in BENCH_GROUPS is then an error.
+   */
+  readonly requires?: string;
+}
+
+/** Name of the scenario `s` is compared with, or undefined when `s` is a baseline itself. */
+export function baselineOf(s: Scenario, group: Group): string | undefined {
+  return s.name === group.baseline ? undefined : (s.baseline ?? group.baseline);
 }
 
 export interface MemoryCheck {
@@ -111,6 +135,9 @@ export const SERVERS: Readonly<Record<string, ServerSpec>> = {
     app: employeesApp("export function onRetrieve() {\n  svc.delegate();\n  zput('/request/headers/out/x-seen', 'yes');\n}\n"),
     members: 10_000,
   },
+  // The peer group's json-server: reads on one, creates on another, as for svc.
+  'json-server': { kind: 'json-server', members: 10_000 },
+  'json-server-writes': { kind: 'json-server', members: 10_000 },
 };
 
 // A group compares its rows with its baseline row, e.g. `sandbox: { title: 'sandboxed delegate
@@ -122,12 +149,23 @@ export const GROUPS: Readonly<Record<string, Group>> = {
   atom: { title: 'Atom first page of 20 vs the JSON one (same server)', baseline: 'JSON first page of 20' },
   sandbox: { title: 'retrieve through handlers vs the direct default handler (no sandbox)', baseline: 'retrieve, direct default handler' },
   operations: { title: '--workers 2 and the JSON request log vs one process without it (retrieve by id)', baseline: 'retrieve, 1 process' },
+  // Issue 13: svc at least 2× what a user would pick instead, measured in the same run.
+  peer: {
+    title:
+      'svc vs json-server 1.0.0-beta.15 (its app and lowdb JSON file store, NODE_ENV=production), the peer a user might pick ' +
+      'instead: W1–W4 on the same 10,000 members, each svc row beside the json-server row of its workload. json-server ' +
+      'expresses every workload, W2 and W4 not exactly (see the rows\' names): its `startsWith` ignores case (the same ' +
+      'members here: every name is lower case), it has no date parts, so day 5 is the string suffix "-05" of `born`, and ' +
+      'a create rewrites the whole file (writes coalesced, renamed, never fsynced) where svc\'s create is durable. ' +
+      'Installed as a dev dependency; left out when json-server is not installed',
+    requires: 'json-server',
+  },
 };
 
-/** Ids 1..n in a fixed pseudo-random sequence, the same in every run. */
-function randomIds(n: number): (i: number) => string {
+/** Ids 1..n in a fixed pseudo-random sequence, the same in every run, under `collection`. */
+function randomIds(n: number, collection = '/resources/employees'): (i: number) => string {
   const next = rng(42);
-  return () => `/resources/employees/${1 + Math.floor(next() * n)}`;
+  return () => `${collection}/${1 + Math.floor(next() * n)}`;
 }
 
 let created = 0;
@@ -148,6 +186,18 @@ function newEmployee(): string {
 const JSON_BODY = { 'content-type': 'application/json' };
 const PAGE = '/resources/employees?count=20';
 const BY_NAME = '/resources/employees?order_by=name&count=20';
+
+// The peer group's workloads in json-server's query language (v1: README "Query params"). A page
+// is `_page` + `_per_page`: without them it returns every member. Its `field:op=value` params
+// coerce values that look like numbers ("-05" → -5), so W2's conditions go in `_where` (JSON).
+const PEER_W1 = '/employees?_sort=name&_page=1&_per_page=20';
+const PEER_W2 = `/employees?_where=${encodeURIComponent(JSON.stringify({ name: { startsWith: 'a' }, born: { endsWith: '-05' } }))}&_sort=name&_page=1&_per_page=20`;
+
+// Each workload's json-server row is the baseline of svc's row beside it: ratio = svc ÷ json-server.
+const W1_PEER = 'W1 first page of 20 by name, json-server';
+const W2_PEER = 'W2 filtered page by name, json-server: _where name startsWith "a" (ignores case), born endsWith "-05" (string suffix, not a date part)';
+const W3_PEER = 'W3 retrieve by id, json-server';
+const W4_PEER = 'W4 create, json-server (whole file rewritten, not fsynced)';
 
 export const SCENARIOS: readonly Scenario[] = [
   { name: 'ceiling', server: 'ceiling', group: 'ceiling', method: 'GET', path: '/' },
@@ -193,6 +243,33 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'page of 20, 100k', server: 'svc-100k', group: 'scale-default', method: 'GET', path: PAGE, target: { minRatio: 0.5, maxP50Ratio: 2 } },
   { name: 'page of 20 by name, 1k', server: 'svc-1k', group: 'scale-name', method: 'GET', path: BY_NAME },
   { name: 'page of 20 by name, 100k', server: 'svc-100k', group: 'scale-name', method: 'GET', path: BY_NAME, target: { minRatio: 0.5, maxP50Ratio: 2 } },
+  { name: W1_PEER, server: 'json-server', group: 'peer', method: 'GET', path: PEER_W1 },
+  { name: 'W1 first page of 20 by name, svc', server: 'svc', group: 'peer', method: 'GET', path: BY_NAME, baseline: W1_PEER, target: { minRatio: 2 } },
+  { name: W2_PEER, server: 'json-server', group: 'peer', method: 'GET', path: PEER_W2 },
+  {
+    name: 'W2 filtered page by name, svc: name__startswith=a&born__day=5',
+    server: 'svc',
+    group: 'peer',
+    method: 'GET',
+    path: '/resources/employees?name__startswith=a&born__day=5&order_by=name&count=20',
+    baseline: W2_PEER,
+    target: { minRatio: 2 },
+  },
+  { name: W3_PEER, server: 'json-server', group: 'peer', method: 'GET', path: randomIds(10_000, '/employees') },
+  { name: 'W3 retrieve by id, svc', server: 'svc', group: 'peer', method: 'GET', path: randomIds(10_000), baseline: W3_PEER, target: { minRatio: 2 } },
+  { name: W4_PEER, server: 'json-server-writes', group: 'peer', method: 'POST', path: '/employees', body: newEmployee, headers: JSON_BODY, expect: 201 },
+  {
+    name: 'W4 create, svc (durable)',
+    server: 'svc-writes',
+    group: 'peer',
+    method: 'POST',
+    path: '/resources/employees',
+    body: newEmployee,
+    headers: JSON_BODY,
+    expect: 201,
+    baseline: W4_PEER,
+    target: { minRatio: 2 },
+  },
 ];
 
 /** Benchmarks that run as scripts of their own and print `RESULT {check, value, unit, max}` lines. */

@@ -1,6 +1,6 @@
 // Seeded databases for the bench: `employees` members with varied values, written through the store.
 
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadModel } from '../src/model/load.ts';
 import type { Model } from '../src/model/types.ts';
@@ -50,6 +50,24 @@ export class Seeds {
 /** Inserts in flight at once while seeding. */
 const SEED_BATCH = 500;
 
+/** The first `updated` of a seeded collection; member i's is i milliseconds later, in creation order. */
+const SEED_EPOCH = Date.UTC(2025, 0, 1);
+
+/**
+ * A json-server database file (`{"employees": [...]}`) with the members `seed` writes to svc's
+ * store, in the same order, with the same ids (as strings: json-server's ids are strings) and
+ * `updated` values, so both serve the same members and pages.
+ */
+export function writeJsonServerSeed(file: string, members: number): void {
+  const next = rng(members);
+  const employees = Array.from({ length: members }, (_, i) => ({
+    id: String(i + 1),
+    updated: new Date(SEED_EPOCH + i).toISOString(),
+    ...employee(next, i),
+  }));
+  writeFileSync(file, JSON.stringify({ employees }));
+}
+
 async function seed(file: string, model: Model, members: number): Promise<void> {
   if (existsSync(file)) throw new Error(`${file} exists`);
   const store = await openStore(`sqlite:${file}`, '');
@@ -57,7 +75,7 @@ async function seed(file: string, model: Model, members: number): Promise<void> 
     await store.ensure(model);
     const next = rng(members);
     // `updated` a millisecond apart, in creation order, as a live collection would have.
-    const t0 = Date.UTC(2025, 0, 1);
+    const t0 = SEED_EPOCH;
     // Inserts in flight together, so a store with group commit writes them in one transaction.
     for (let from = 0; from < members; from += SEED_BATCH) {
       const batch: Promise<unknown>[] = [];

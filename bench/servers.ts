@@ -5,7 +5,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AppSource, ServerSpec } from './scenarios.ts';
-import type { Seeds } from './seed.ts';
+import { writeJsonServerSeed, type Seeds } from './seed.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 /** How long a server may take to print its URL, in milliseconds. */
@@ -46,8 +46,20 @@ function appDir(app: AppSource, name: string, dataDir: string): string {
 export async function startServer(name: string, spec: ServerSpec, opts: StartOptions): Promise<Started> {
   let args: string[];
   let env: NodeJS.ProcessEnv = process.env;
+  let cwd = ROOT;
   if (spec.kind === 'script') {
     args = ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', join(ROOT, spec.file), ...(spec.args ?? [])];
+  } else if (spec.kind === 'json-server') {
+    // A directory of its own: the database file, lowdb's temporary file beside it, and an empty
+    // `public/`, which json-server serves from its working directory and, with NODE_ENV=production,
+    // fails to start without.
+    cwd = join(opts.dataDir, name);
+    mkdirSync(join(cwd, 'public'), { recursive: true });
+    const file = join(cwd, 'db.json');
+    writeJsonServerSeed(file, spec.members);
+    args = ['--no-node-snapshot', join(ROOT, 'bench', 'json-server.ts'), file];
+    // json-server's fastest mode: no file watcher, no per-request static file lookup.
+    env = { ...process.env, NODE_ENV: 'production' };
   } else {
     const dir = appDir(spec.app, name, opts.dataDir);
     const db = spec.members > 0
@@ -69,7 +81,7 @@ export async function startServer(name: string, spec: ServerSpec, opts: StartOpt
     // The request log (one line per request at info) is measured by its own row, not by every row.
     env = { ...process.env, SVC_LOG_LEVEL: 'warn', ...spec.env };
   }
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const errLines: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (line) => {
     errLines.push(line);
