@@ -108,3 +108,25 @@ t.test('members of 1 MB: the host gathers at most maxResultBytes of them for a h
     t.ok(pulled <= BOUND + 2 * MEMBER_CHARS, `${pulled} characters were read from the store, of ${MEMBERS * MEMBER_CHARS}`);
   });
 });
+
+t.test('an app may lower the bound in its svc.json, never raise it', async (t) => {
+  // Three members of about 420 bytes of JSON each: about 1,260 bytes in all.
+  for (const [app, server, expected] of [[1000, 2000, 500], [100_000, 1000, 500], [100_000, 2000, 200]] as const) {
+    const s = await sandboxServer(
+      {
+        models: { big: { fields: { txt: { type: 'string' } } }, probe: { fields: { x: { type: 'string' } } } },
+        resources: { 'probe.js': `export function onList() { zput('/request/json/output', svc.collection('big').list().length); render(); }` },
+        files: { 'svc.json': JSON.stringify({ limits: { maxResultBytes: app } }) },
+      },
+      { limits: { maxResultBytes: server } },
+    );
+    const a = (await s.server.apps.resolve('localhost'))!;
+    const model = a.models.get('big')!;
+    await a.store.ensure(model);
+    for (let i = 0; i < 3; i++) await a.store.insert(model, { txt: 'x'.repeat(360) }, new Date(Date.UTC(2024, 0, 1) + i).toISOString());
+    const res = await fetch(s.at('/resources/probe'));
+    t.equal(res.status, expected, `svc.json ${app} bytes, server ${server}: ${expected === 500 ? 'list() throws' : 'list() returns'}`);
+    await res.arrayBuffer();
+    await s.close();
+  }
+});
