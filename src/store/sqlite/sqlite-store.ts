@@ -10,8 +10,12 @@ import { BOOKKEEPING_SQL, IF_UPDATED, migrate, type Collection } from './schema.
 import { countSql, selectSql } from './sql.ts';
 import { Statements } from './statements.ts';
 
-/** Pages of at most this many members are read with one `all()` instead of streamed. */
-const SMALL_PAGE = 256;
+/**
+ * Pages of at most this many members are read with one `all()` instead of streamed. Such a page is
+ * held whole before its first member is seen, so its size is kept small: the callers' byte bounds
+ * (maxResultBytes) can only stop a read between members (issue 9, finding 8: 1 MB members).
+ */
+const SMALL_PAGE = 32;
 
 export async function openSqliteStore(uri: string, name: string): Promise<Store> {
   return new SqliteStore(openDatabase(sqlitePath(uri, name)));
@@ -43,7 +47,7 @@ class SqliteStore implements Store {
     this.#writes.commit();
     const { sql, params } = selectSql(c.shape, query);
     if (query.count !== undefined && query.count <= SMALL_PAGE) {
-      // A bounded page is read in one call: cheaper than stepping row by row, and small.
+      // A small page is read in one call: cheaper than stepping row by row.
       for (const row of this.#statements.rows(sql, params)) yield toMember(c.shape.columns, row);
       return;
     }
