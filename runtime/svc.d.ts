@@ -38,7 +38,7 @@ interface SvcContextKeys {
   '/event/_name': SvcEventName;
   /** The path after the member id, with its leading `/`; only when the URL has one. Read-only. */
   '/event/pathInfo': string;
-  /** After delegate() on list: the members listed (at most 10,000). Read-only. */
+  /** After delegate() on list: the members listed (at most 10,000). Read-only; throws when they are over maxResultBytes (8 MiB) as JSON. */
   '/event/resource/collection': SvcMember[];
   /** After delegate() on create, retrieve and update: the member. Read-only. */
   '/event/resource/member': SvcMember;
@@ -57,7 +57,7 @@ type SvcQuery = Record<string, string | number | boolean>;
 
 /** The model API of one of the app's own models. */
 interface SvcCollection {
-  /** Members matching the query (at most 10,000 per call: page with start and count). */
+  /** Members matching the query (at most 10,000 and 8 MiB of JSON per call, else it throws: page with start and count). */
   list(query?: SvcQuery): SvcMember[];
   /** How many members match the query's filters. */
   count(query?: SvcQuery): number;

@@ -32,6 +32,15 @@ export interface Limits {
   readonly memoryLimitMiB: number;
   /** Body bytes one handler response may write (echo, render). Default 16 MiB; over it: 503 `handler-output-limit`, or the connection is cut. */
   readonly maxOutputBytes: number;
+  /**
+   * Bytes of members the server gathers for a handler in one piece, counted as their JSON (UTF-8):
+   * what one model-API `list()` returns, and `/event/resource/collection` after `delegate()` on a
+   * list. Checked member by member while reading, so the host never holds more than this (plus one
+   * member) per call. Default 8 MiB (room to parse it in a 64 MiB isolate); over it, `list()`
+   * throws an Error and reading `/event/resource/collection` throws one, while the response of a
+   * `delegate()` still streams every member.
+   */
+  readonly maxResultBytes: number;
   /** Isolates one app may have; each runs one request at a time and holds up to memoryLimitMiB. Default 4. */
   readonly maxIsolates: number;
   /** An isolate beyond an app's first that served nothing for this long is disposed, in milliseconds. Default 30 000. */
@@ -54,6 +63,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   modelLimitMs: 1000,
   memoryLimitMiB: 64,
   maxOutputBytes: 16 * 1024 * 1024,
+  maxResultBytes: 8 * 1024 * 1024,
   maxIsolates: 4,
   idleMs: 30_000,
   fetchCount: 10,

@@ -6,12 +6,14 @@ import type { Member, Model, Query } from '../model/types.ts';
 import type { RenderContext } from '../representation/representation.ts';
 import { allowHeader, type EventName } from '../routing/events.ts';
 import { collectionUrl, type Exchange } from '../exchange/exchange.ts';
-import { createMember, deleteMember, etagOf, getMember, parseEtags, parseId, updateMember } from './members.ts';
+import { createMember, deleteMember, etagOf, getMember, parseEtags, parseId, ResultCollector, updateMember } from './members.ts';
 
 /** What `/event/resource/*` hold after a delegate. */
 export interface DelegateResult {
   member?: Member;
   collection?: Member[];
+  /** The members listed were over this many bytes (maxResultBytes): none are held for the handler. */
+  collectionOver?: number;
 }
 
 /** Events the default handler serves, per target; the others are 405. */
@@ -23,7 +25,10 @@ export const DEFAULT_HANDLER_EVENTS: readonly EventName[] = [...SERVED_ON_COLLEC
 /** Bodies up to this many UTF-16 units are sent whole rather than streamed. */
 const SMALL_BODY = 64 * 1024;
 
-/** The most members collected for `/event/resource/collection` (the response itself streams all). */
+/**
+ * The most members collected for `/event/resource/collection` (the response itself streams all);
+ * their bytes are bounded too, by maxResultBytes.
+ */
 export const MAX_COLLECTED = 10_000;
 
 function renderContext(ex: Exchange, model: Model): RenderContext {
@@ -88,13 +93,15 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   ex.res.setHeader('x-total-count', String(total));
   const ctx: RenderContext = { ...renderContext(ex, model), total, ...(paged ? { links } : {}), ...(newest ? { newest } : {}) };
 
-  const collected: Member[] = [];
+  // Past its bound the collector lets go of what it held; the members still stream to the client.
+  const collected = collect ? new ResultCollector(ex.limits.maxResultBytes) : undefined;
   let chunks: AsyncIterable<string>;
-  if (collect) {
+  if (collected) {
+    let count = 0;
     const source = store.list(model, query);
     const members = (async function* () {
       for await (const m of source) {
-        if (collected.length < MAX_COLLECTED) collected.push(m);
+        if (count++ < MAX_COLLECTED) collected.add(m);
         yield m;
       }
     })();
@@ -117,7 +124,8 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
     await ex.res.write(chunk);
   }
   ex.res.end(ex.res.committed ? undefined : pending);
-  return collect ? { collection: collected } : {};
+  if (!collected) return {};
+  return collected.members ? { collection: collected.members } : { collectionOver: collected.maxBytes };
 }
 
 async function retrieve(ex: Exchange, model: Model): Promise<DelegateResult> {

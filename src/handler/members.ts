@@ -4,10 +4,62 @@ import { SvcError } from '../errors.ts';
 import { parseQuery } from '../model/query.ts';
 import type { Member, Model, Order, Query } from '../model/types.ts';
 import { validateCreate, validateUpdate } from '../model/validate.ts';
+import { DEFAULT_LIMITS } from '../exchange/limits.ts';
 import type { Store } from '../store/store.ts';
 
 /** The most members one model-API `list()` call returns; page with start/count beyond it. */
 export const MODEL_API_MAX_LIST = 10_000;
+
+/** The most bytes one ResultCollector held in this process since the last call: for tests (issue 9, finding 8). */
+let peakHeld = 0;
+export function takePeakResultBytes(): number {
+  const peak = peakHeld;
+  peakHeld = 0;
+  return peak;
+}
+
+/**
+ * Members gathered for a handler (a model-API `list()`, `/event/resource/collection`), bounded in
+ * bytes as well as in count: a count alone lets 1 MB members make the host hold gigabytes (issue 9,
+ * finding 8). Each member is measured as it arrives, so a caller can stop reading the store at once.
+ */
+export class ResultCollector {
+  #members: Member[] | undefined = [];
+  #bytes = 0;
+  readonly maxBytes: number;
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** Adds `member`; false once the members are over the bound, and then none are held any more. */
+  add(member: Member): boolean {
+    if (this.#members === undefined) return false;
+    // Their JSON is what reaches the isolate (sandbox/bridge.ts), and about what the host holds.
+    this.#bytes += Buffer.byteLength(JSON.stringify(member)) + 1;
+    if (this.#bytes > this.maxBytes) {
+      this.#members = undefined;
+      return false;
+    }
+    this.#members.push(member);
+    if (this.#bytes > peakHeld) peakHeld = this.#bytes;
+    return true;
+  }
+
+  /** The members gathered, or undefined when they were over the bound. */
+  get members(): Member[] | undefined {
+    return this.#members;
+  }
+}
+
+/** A model-API `list()` found more than `maxBytes` of members (README "Limits"). */
+export class ResultTooLarge extends Error {
+  readonly maxBytes: number;
+  constructor(maxBytes: number) {
+    super(`the members found are over the ${maxBytes} bytes one call may return (maxResultBytes)`);
+    this.maxBytes = maxBytes;
+  }
+}
 
 /**
  * The `updated` stamp of a write: now, but always later than the previous one of the member,
@@ -56,12 +108,18 @@ export function toQuery(model: Model, params: Record<string, unknown>, defaultOr
   return parseQuery(model, entries, defaultOrder);
 }
 
-export async function listMembers(store: Store, model: Model, params: Record<string, unknown> = {}): Promise<Member[]> {
+/**
+ * The members a query selects, at most MODEL_API_MAX_LIST of them and `maxBytes` of their JSON:
+ * over that it stops reading the store (which ends the store's cursor) and throws ResultTooLarge.
+ */
+export async function listMembers(store: Store, model: Model, params: Record<string, unknown> = {}, maxBytes = DEFAULT_LIMITS.maxResultBytes): Promise<Member[]> {
   const q = toQuery(model, params);
   const query: Query = { ...q, count: Math.min(q.count ?? MODEL_API_MAX_LIST, MODEL_API_MAX_LIST) };
-  const out: Member[] = [];
-  for await (const m of store.list(model, query)) out.push(m);
-  return out;
+  const found = new ResultCollector(maxBytes);
+  for await (const m of store.list(model, query)) {
+    if (!found.add(m)) throw new ResultTooLarge(maxBytes);
+  }
+  return found.members!;
 }
 
 export async function countMembers(store: Store, model: Model, params: Record<string, unknown> = {}): Promise<number> {

@@ -12,7 +12,7 @@ const SCHEMA = JSON.parse(readFileSync(new URL('../../runtime/svc-settings.schem
 const validate = new Ajv({ allErrors: true, strict: true }).compile(SCHEMA);
 
 /** Limits an app may lower in its settings. */
-const APP_LIMITS = ['cpuLimitMs', 'memoryLimitMiB', 'maxOutputBytes', 'maxIsolates', 'modelLimitMs', 'fetchCount', 'fetchTimeoutMs', 'fetchMaxBytes'] as const;
+const APP_LIMITS = ['cpuLimitMs', 'memoryLimitMiB', 'maxOutputBytes', 'maxIsolates', 'modelLimitMs', 'fetchCount', 'fetchTimeoutMs', 'fetchMaxBytes', 'maxResultBytes'] as const;
 
 interface SettingsFile {
   fetch?: { allow?: string[] };

@@ -37,7 +37,7 @@ export const delegate: Op = async (call, payload) => {
     status: ex.res.status,
     headers: [...ex.res.headers],
     member: result.member !== undefined,
-    collection: result.collection !== undefined,
+    collection: result.collection !== undefined || result.collectionOver !== undefined,
   };
 };
 
@@ -51,5 +51,12 @@ export const delegated: Op = async (call) => {
 
 export const resource: Op = (call, payload) => {
   if (!isRecord(payload) || (payload.which !== 'member' && payload.which !== 'collection')) throw malformed('resource');
+  const over = payload.which === 'collection' ? call.delegated?.collectionOver : undefined;
+  if (over !== undefined) {
+    throw new GuestError(
+      `/event/resource/collection: the members listed are over the ${over} bytes the server gathers for a handler (maxResultBytes), so it holds none; ` +
+        'the response has them all. Page with count (set /request/params/count before delegate()), or read them with svc.collection(…).list({ count, start })',
+    );
+  }
   return call.delegated?.[payload.which] ?? null;
 };

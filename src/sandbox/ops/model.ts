@@ -1,7 +1,7 @@
 // The model API: `svc.collection(name).list/count/retrieve/create/update/delete`, on this app's store.
 
 import { SvcError } from '../../errors.ts';
-import { countMembers, createMember, deleteMember, getMember, listMembers, updateMember } from '../../handler/members.ts';
+import { countMembers, createMember, deleteMember, getMember, listMembers, ResultTooLarge, updateMember } from '../../handler/members.ts';
 import { GuestError, isRecord, malformed, type Op } from '../guest.ts';
 
 export const model: Op = async (call, payload) => {
@@ -29,7 +29,12 @@ export const model: Op = async (call, payload) => {
       case 'open':
         return null;
       case 'list':
-        return await listMembers(store, model, query(0));
+        try {
+          return await listMembers(store, model, query(0), limits.maxResultBytes);
+        } catch (err) {
+          if (!(err instanceof ResultTooLarge)) throw err;
+          throw new GuestError(`${fn}: ${err.message}; ask for fewer with count, and page with start`);
+        }
       case 'count':
         return await countMembers(store, model, query(0));
       case 'retrieve':

@@ -10,8 +10,12 @@ import { BOOKKEEPING_SQL, IF_UPDATED, migrate, SHAPE_COLUMN, TEXT_COLUMN, type C
 import { countSql, quoteIdent, selectSql } from './sql.ts';
 import { Statements } from './statements.ts';
 
-/** Pages of at most this many members are read with one `all()` instead of streamed. */
-const SMALL_PAGE = 256;
+/**
+ * Pages of at most this many members are read with one `all()` instead of streamed. Such a page is
+ * held whole before its first member is seen, so its size is kept small: the callers' byte bounds
+ * (maxResultBytes) can only stop a read between members (issue 9, finding 8: 1 MB members).
+ */
+const SMALL_PAGE = 32;
 
 /** What `listJson` reads of a member row: `id`, `updated`, the fields' JSON text and its shape. */
 const TEXT_COLUMNS = ['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ');
@@ -64,7 +68,7 @@ class SqliteStore implements Store {
   *#select({ sql, params }: { sql: string; params: SQLInputValue[] }, query: Query): Generator<SQLOutputValue[]> {
     this.#writes.commit();
     if (query.count !== undefined && query.count <= SMALL_PAGE) {
-      // A bounded page is read in one call: cheaper than stepping row by row, and small.
+      // A small page is read in one call: cheaper than stepping row by row.
       yield* this.#statements.rows(sql, params);
       return;
     }
