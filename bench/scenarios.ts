@@ -120,6 +120,12 @@ export const SERVERS: Readonly<Record<string, ServerSpec>> = {
   svc: { kind: 'svc', app: EXAMPLE_APP, members: 10_000 },
   // Creates go to their own copy, so the read rows see 10,000 members throughout.
   'svc-writes': { kind: 'svc', app: EXAMPLE_APP, members: 10_000 },
+  // The same model with `"index": false` on every field (bench/models/employees-unindexed.json).
+  'svc-writes-unindexed': {
+    kind: 'svc',
+    app: { models: { employees: new URL('models/employees-unindexed.json', import.meta.url).pathname }, resources: { employees: 'svc.delegate();\n' } },
+    members: 10_000,
+  },
   'svc-1k': { kind: 'svc', app: EXAMPLE_APP, members: 1_000 },
   'svc-100k': { kind: 'svc', app: EXAMPLE_APP, members: 100_000 },
   // Two worker processes on one port (node:cluster); the load generator shares the two cores.
@@ -221,6 +227,16 @@ export const SCENARIOS: readonly Scenario[] = [
     headers: JSON_BODY,
     expect: 201,
     target: { minRatio: 0.25 },
+  },
+  {
+    name: 'create (durable), no field indexes',
+    server: 'svc-writes-unindexed',
+    group: 'ceiling',
+    method: 'POST',
+    path: '/resources/employees',
+    body: newEmployee,
+    headers: JSON_BODY,
+    expect: 201,
   },
   { name: 'JSON first page of 20', server: 'svc', group: 'atom', method: 'GET', path: PAGE },
   { name: 'Atom first page of 20', server: 'svc', group: 'atom', method: 'GET', path: `${PAGE}&format_as=atom`, target: { minRatio: 0.5 } },

@@ -6,7 +6,7 @@ export type DeclaredType = (typeof FIELD_TYPES)[number];
 export type FieldType = DeclaredType | 'auto';
 
 /** Options a field definition may carry, besides `type`. */
-export const FIELD_OPTIONS = ['type', 'required', 'max_length', 'editable', 'default_value', 'label', 'description'] as const;
+export const FIELD_OPTIONS = ['type', 'required', 'max_length', 'editable', 'default_value', 'label', 'description', 'index'] as const;
 
 /** Default `max_length` of a `string` field, in characters (Unicode code points). */
 export const DEFAULT_MAX_LENGTH = 50;
@@ -30,6 +30,8 @@ export interface FieldDef {
   readonly defaultValue?: Value;
   readonly label?: string;
   readonly description?: string;
+  /** `false`: the store keeps no index on this field (README "Models"); absent, it does. */
+  readonly index?: false;
 }
 
 export interface Model {

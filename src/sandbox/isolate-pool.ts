@@ -24,6 +24,13 @@ const STUCK_MS = 5;
 
 let nextHandlerId = 1;
 
+/**
+ * V8's code cache of each compiled handler, made by the first isolate that compiles it: the
+ * isolates created later (the pool growing, a replaced one) start from it. By artifact, so that it
+ * is dropped with it; V8 checks that a cache matches its source before using it.
+ */
+const codeCaches = new WeakMap<object, ivm.ExternalCopy<ArrayBuffer>>();
+
 /** One isolate with its locked-down context, the handlers installed in it and the requests queued on it. */
 export class Slot {
   readonly isolate: ivm.Isolate;
@@ -99,7 +106,13 @@ export class Slot {
   }
 
   async #compile(artifact: Extract<Artifact, { ok: true }>): Promise<{ hash: string; id: number }> {
-    const script = await this.isolate.compileScript(artifact.code, { filename: artifact.scriptName });
+    const cachedData = codeCaches.get(artifact);
+    const script = await this.isolate.compileScript(artifact.code, {
+      filename: artifact.scriptName,
+      ...(cachedData ? { cachedData } : { produceCachedData: true }),
+    });
+    const produced = (script as ivm.Script & ivm.CachedDataResult).cachedData;
+    if (!cachedData && produced) codeCaches.set(artifact, produced);
     try {
       // Evaluates the wrapping function expression only: no handler code runs here.
       const factory = (await script.run(this.#context, { reference: true })) as ivm.Reference;

@@ -64,13 +64,24 @@ export async function* jsonTexts(members: AsyncIterable<Member>): AsyncIterable<
 
 /** Model objects are immutable (a changed file makes a new one), so a signature is computed once. */
 const signatures = new WeakMap<Model, string>();
+const shapes = new WeakMap<Model, string>();
 
-/** The declared fields' names and types: a store prepares a model again when this changes. */
+/** The declared fields' names, types and indexes: a store prepares a model again when this changes. */
 export function modelSignature(model: Model): string {
   let sig = signatures.get(model);
   if (sig === undefined) {
-    sig = model.declared.map((f) => `${f.name}:${f.type}`).join(',');
+    sig = model.declared.map((f) => `${f.name}:${f.type}${f.index === false ? ':unindexed' : ''}`).join(',');
     signatures.set(model, sig);
+  }
+  return sig;
+}
+
+/** The declared fields' names and types, in order: what a member's JSON text depends on. */
+export function fieldsSignature(model: Model): string {
+  let sig = shapes.get(model);
+  if (sig === undefined) {
+    sig = model.declared.map((f) => `${f.name}:${f.type}`).join(',');
+    shapes.set(model, sig);
   }
   return sig;
 }

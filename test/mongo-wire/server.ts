@@ -418,6 +418,16 @@ const COMMANDS: Record<string, (m: Memory, db: string, cmd: Document) => Documen
     return { createdCollectionAutomatically, numIndexesBefore, numIndexesAfter: coll.indexes.length + 1 };
   },
 
+  dropIndexes(m, db, cmd) {
+    const coll = m.collection(db, cmd.dropIndexes);
+    if (!coll) throw new CommandError(26, 'NamespaceNotFound', `ns not found ${db}.${cmd.dropIndexes}`);
+    const at = coll.indexes.findIndex((i) => i.name === cmd.index);
+    if (at === -1) throw new CommandError(27, 'IndexNotFound', `index not found with name [${cmd.index}]`);
+    const nIndexesWas = coll.indexes.length + 1;
+    coll.indexes.splice(at, 1);
+    return { nIndexesWas };
+  },
+
   listIndexes(m, db, cmd) {
     const coll = m.collection(db, cmd.listIndexes);
     if (!coll) throw new CommandError(26, 'NamespaceNotFound', `ns does not exist: ${db}.${cmd.listIndexes}`);

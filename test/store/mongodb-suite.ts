@@ -47,6 +47,20 @@ export function runMongoSuite(t: Test, uri: string, options: Pick<StoreSuiteOpti
     }
   });
 
+  t.test('a field declared "index": false has no index, and one that had it loses it', async (t) => {
+    const { store, db } = await fresh(t);
+    const names = async () => (await db.collection('people').listIndexes().toArray()).map((i) => i.name).sort();
+    await store.ensure(makeModel('people', { name: 'string', age: 'integer' }));
+    t.same(await names(), ['_id_', 'age_1__id_1', 'name_1__id_1', 'updated_1__id_1']);
+    const unindexed = makeModel('people', { name: 'string', age: { type: 'integer', index: false } });
+    await store.ensure(unindexed);
+    t.same(await names(), ['_id_', 'name_1__id_1', 'updated_1__id_1']);
+    await store.insert(unindexed, { name: 'a', age: 3 }, stamp(1));
+    t.same((await collect(store.list(unindexed, query({ filters: [filter('age', 'exact', 3)] })))).map((m) => m.id), [1], 'filters still work');
+    await store.ensure(makeModel('people', { name: 'string', age: 'integer' }));
+    t.same(await names(), ['_id_', 'age_1__id_1', 'name_1__id_1', 'updated_1__id_1'], 'indexed again');
+  });
+
   t.test('a lost counter catches up with the collection: ids are never reused', async (t) => {
     const { store, db } = await fresh(t);
     const model = makeModel('notes', { text: 'text' });

@@ -330,6 +330,42 @@ t.test('indexes serve a first page in any field order', async (t) => {
   t.match(plan({ filters: [filter('id', 'in', [1, 2])] }), /SEARCH employees USING INTEGER PRIMARY KEY/);
 });
 
+t.test('a field declared "index": false has no index: its orders and filters read every member; declared again, it has one', async (t) => {
+  const path = join(t.testdir(), 'x.sqlite');
+  const store = await openSqliteStore(`sqlite:${path}`, '');
+  t.teardown(() => store.close());
+  const indexed = makeModel('notes', { tag: 'string', n: 'integer' });
+  const unindexed = makeModel('notes', { tag: 'string', n: { type: 'integer', index: false } });
+  const db = openDatabase(path);
+  t.teardown(() => db.close());
+  const indexes = () => db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'notes' ORDER BY name").all().map((r) => r.name);
+  await store.ensure(indexed);
+  t.same(indexes(), ['notes/n', 'notes/tag', 'notes/updated']);
+  await store.ensure(unindexed);
+  t.same(indexes(), ['notes/tag', 'notes/updated'], 'dropped');
+  for (let i = 0; i < 5; i++) await store.insert(unindexed, { tag: `t${i}`, n: 4 - i }, stamp(i));
+  const shape: TableShape = {
+    table: 'notes',
+    columns: [
+      { field: 'id', column: 'id', type: 'auto' },
+      { field: 'updated', column: 'updated', type: 'date-time' },
+      { field: 'tag', column: 'tag', type: 'string' },
+      { field: 'n', column: 'n', type: 'integer' },
+    ],
+  };
+  const plan = (q: Partial<Query>) => {
+    const { sql, params } = selectSql(shape, query(q));
+    return db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params).map((r) => r.detail).join('; ');
+  };
+  t.match(plan({ order: order('n'), count: 2 }), 'USE TEMP B-TREE FOR ORDER BY', 'an order on it sorts');
+  t.match(plan({ filters: [filter('n', 'exact', 3)] }), /SCAN notes/, 'a filter on it scans');
+  t.same((await collect(store.list(unindexed, query({ order: order('n'), count: 2 })))).map((m) => m.id), [5, 4], 'and answers the same');
+  // A changed model file is a new Model object.
+  await store.ensure(makeModel('notes', { tag: 'string', n: 'integer' }));
+  t.same(indexes(), ['notes/n', 'notes/tag', 'notes/updated'], 'created again');
+  t.match(plan({ filters: [filter('n', 'exact', 3)] }), /USING INDEX notes\/n/);
+});
+
 t.test('acknowledged writes survive SIGKILL', async (t) => {
   const dir = t.testdir();
   const uri = `sqlite:${join(dir, 'crash.sqlite')}`;

@@ -31,6 +31,7 @@ t.test('bad model files are rejected with the reason', async (t) => {
     ['{"fields":{"x":{"type":"date","default_value":"tomorrow"}}}', /default_value must be a date/],
     ['{"fields":{}, "views":{}}', /unknown key "views"/],
     ['{"fields":{"x":{"required":true}}}', /missing "type"/],
+    ['{"fields":{"x":{"type":"integer","index":"no"}}}', /fields.x.index: must be boolean/],
   ];
   for (const [text, reason] of cases) {
     const r = loadModel('/app/models/things.json', text);

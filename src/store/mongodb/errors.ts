@@ -77,3 +77,9 @@ export function isDuplicateKey(e: unknown): boolean {
 export function storeError(e: unknown): unknown {
   return isUnavailable(e) ? storeUnavailable(e) : e;
 }
+
+/** Dropping an index that is not there (IndexNotFound, 27; no collection yet, NamespaceNotFound, 26) is no error. */
+export function ignoreMissingIndex(e: unknown): void {
+  if (e instanceof MongoServerError && (e.code === 27 || e.code === 26)) return;
+  throw e;
+}

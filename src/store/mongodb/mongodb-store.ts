@@ -5,7 +5,7 @@ import type { Filter, Member, MemberData, Model, Query } from '../../model/types
 import { jsonTexts, modelSignature, type Store, type WriteResult } from '../store.ts';
 import { acquireClient, clientOptions, databaseName, redact } from './connection.ts';
 import { fieldKey, replacement, toDocument, toMember, writtenMember } from './documents.ts';
-import { isDuplicateKey, storeError } from './errors.ts';
+import { ignoreMissingIndex, isDuplicateKey, storeError } from './errors.ts';
 import { acquireMemoryServer } from './memory.ts';
 import { translateFilters, translateQuery } from './translate.ts';
 
@@ -208,8 +208,9 @@ class MongoStore implements Store {
 
   /**
    * The collection of `model`, prepared once per model shape: an index per declared field and on
-   * `updated`, each `(field, _id)` so that an order and its tie-break are read from the index.
-   * Indexes of removed fields stay (as their values do).
+   * `updated`, each `(field, _id)` so that an order and its tie-break are read from the index;
+   * none for a field declared `"index": false` (dropped if it had one). Indexes of removed fields
+   * stay (as their values do).
    */
   #collection(model: Model): Promise<Collection<Stored>> {
     if (this.#closed) return Promise.reject(new Error('the store is closed'));
@@ -220,10 +221,14 @@ class MongoStore implements Store {
     let entry = this.#collections.get(model.name);
     if (entry?.signature !== signature) {
       const c = this.#db.collection<Stored>(model.name);
-      const keys = ['updated', ...model.declared.map((f) => fieldKey(model, f.name))];
+      const keys = ['updated', ...model.declared.filter((f) => f.index !== false).map((f) => fieldKey(model, f.name))];
+      const unindexed = model.declared.filter((f) => f.index === false).map((f) => fieldKey(model, f.name));
       const prepared: Prepared = {
         signature,
-        ready: this.#connect().then(() => c.createIndexes(keys.map((k) => ({ key: { [k]: 1, _id: 1 } })))).then(
+        ready: this.#connect()
+          .then(() => c.createIndexes(keys.map((k) => ({ key: { [k]: 1, _id: 1 } }))))
+          .then(() => Promise.all(unindexed.map((k) => c.dropIndex(`${k}_1__id_1`).catch(ignoreMissingIndex))))
+          .then(
           () => c,
           (e: unknown) => {
             if (this.#collections.get(model.name) === prepared) this.#collections.delete(model.name);

@@ -4,7 +4,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { FieldType, Model } from '../../model/types.ts';
 import { columnsSql, quoteIdent, type TableShape } from './sql.ts';
 import type { Statements } from './statements.ts';
-import { modelSignature } from '../store.ts';
+import { fieldsSignature, modelSignature } from '../store.ts';
 
 /** Version of the bookkeeping tables below, in `PRAGMA user_version`. */
 const SCHEMA_VERSION = 2;
@@ -15,7 +15,7 @@ const SCHEMA_VERSION = 2;
  * triggers in the same transaction as every insert and delete, so an unfiltered count never
  * scans the table (README "Collection queries"). `svc_fields` maps each field to its column, chosen once and kept,
  * because SQLite identifiers are case-insensitive while field names are not (`Name` ≠ `name`).
- * `svc_shapes` numbers each set of declared fields (`modelSignature`) a collection has had: a
+ * `svc_shapes` numbers each set of declared fields (`fieldsSignature`) a collection has had: a
  * member's JSON text (TEXT_COLUMN) is valid for the shape it was written under (SHAPE_COLUMN).
  */
 export const BOOKKEEPING_SQL = `
@@ -119,9 +119,15 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     taken.add(col.toLowerCase());
     columnOf.set(field.name, col);
     db.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(col)} ${AFFINITY[field.type]}`);
-    // (field, id) serves a first page in the field's order, ties by id, without sorting.
-    db.exec(`CREATE INDEX ${quoteIdent(`${table}/${col}`)} ON ${quoteIdent(table)} (${quoteIdent(col)}, "id")`);
     statements.get('INSERT INTO svc_fields (collection, field, col) VALUES (?, ?, ?)').run(key, field.name, col);
+  }
+  for (const field of model.declared) {
+    const col = columnOf.get(field.name)!;
+    const index = quoteIdent(`${table}/${col}`);
+    // (field, id) serves a first page in the field's order, ties by id, without sorting; a field
+    // declared `"index": false` has none (cheaper writes; its filters and orders read every member).
+    if (field.index === false) db.exec(`DROP INDEX IF EXISTS ${index}`);
+    else db.exec(`CREATE INDEX IF NOT EXISTS ${index} ON ${quoteIdent(table)} (${quoteIdent(col)}, "id")`);
   }
 
   for (const col of [TEXT_COLUMN, SHAPE_COLUMN]) {
@@ -129,9 +135,9 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
       db.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(col)} ${col === TEXT_COLUMN ? 'TEXT' : 'INTEGER'}`);
     }
   }
-  const signature = modelSignature(model);
-  statements.get('INSERT OR IGNORE INTO svc_shapes (collection, signature) VALUES (?, ?)').run(key, signature);
-  const shapeId = statements.row('SELECT id FROM svc_shapes WHERE collection = ? AND signature = ?', [key, signature])![0] as number;
+  const fields = fieldsSignature(model);
+  statements.get('INSERT OR IGNORE INTO svc_shapes (collection, signature) VALUES (?, ?)').run(key, fields);
+  const shapeId = statements.row('SELECT id FROM svc_shapes WHERE collection = ? AND signature = ?', [key, fields])![0] as number;
 
   const shape: TableShape = {
     table,
@@ -145,7 +151,7 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   // Written: `updated`, the declared fields, their JSON text and the shape (rows.ts, values()).
   const stored = [...shape.columns.slice(1).map((c) => c.column), TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent);
   return {
-    signature,
+    signature: modelSignature(model),
     key,
     shapeId,
     shape,
