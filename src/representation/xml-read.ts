@@ -1,8 +1,8 @@
 // Reading untrusted XML bodies on fast-xml-parser: no DTD, no entities beyond XML's five, bounded.
 //
-// Request bodies are hostile input (SPEC §12). fast-xml-parser reads the document with entity
+// Request bodies are hostile input (README "Limits"). fast-xml-parser reads the document with entity
 // processing off (no DTD is ever read: a DOCTYPE is refused before it runs) and a nesting bound;
-// its validator checks tag matching and attribute syntax. What neither checks and matters here
+// its validator checks tag matching, names and attribute syntax. What neither checks and matters here
 // is done by narrow checks around them, never by a second parser: the characters, the declared
 // encoding, markup declarations, size bounds on names and attributes (before the validator, whose
 // cost grows with them), the five predefined entities and character references (decoded here, so
@@ -71,10 +71,13 @@ export class XmlError extends Error {
   }
 }
 
-// XML 1.0 5th ed. §2.2 Char; NCName of Namespaces in XML 1.0 (the parser's names may hold colons anywhere).
+// XML 1.0 5th ed. §2.2 Char.
 const NOT_CHAR = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-const NAME_START = 'A-Z_a-z\\xC0-\\xD6\\xD8-\\xF6\\xF8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}';
-const NCNAME = new RegExp(`^[${NAME_START}][${NAME_START}\\-.0-9\\xB7\\u0300-\\u036F\\u203F\\u2040]*$`, 'u');
+// The validator checks every element and attribute name against XML's Name production, which
+// allows colons anywhere. Namespaces in XML 1.0 allow one, between two NCNames: what is left to
+// check is where the colon is, and that the local part starts with a character that can start a
+// name (the Name characters that cannot, XML 1.0 §2.3 NameChar minus NameStartChar).
+const NOT_NAME_START = /^[-.0-9\xB7\u0300-\u036F\u203F\u2040]/;
 const XML_DECL = /^<\?xml[ \t\n\r]+version[ \t\n\r]*=[ \t\n\r]*(["'])(1\.[0-9]+)\1(?:[ \t\n\r]+encoding[ \t\n\r]*=[ \t\n\r]*(["'])([A-Za-z][A-Za-z0-9._-]{0,39})\3)?(?:[ \t\n\r]+standalone[ \t\n\r]*=[ \t\n\r]*(["'])(?:yes|no)\5)?[ \t\n\r]*\?>/;
 const REFERENCE = /&(?:#([0-9]+)|#x([0-9a-fA-F]+)|([^\s&;<>"']{0,64}));/y;
 const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
@@ -146,7 +149,8 @@ function precheck(s: string): void {
       end = s.indexOf('-->', at + 4);
       if (end === -1) failAt(s, at, 'unterminated comment');
       const dashes = s.indexOf('--', at + 4);
-      if (dashes < end || s[end - 1] === '-') failAt(s, at, '"--" is not allowed inside a comment');
+      // `<!---->` is an empty comment; `<!-- a --->` ends in "-".
+      if (dashes < end || (end > at + 4 && s[end - 1] === '-')) failAt(s, at, '"--" is not allowed inside a comment');
     } else if (s.startsWith('<![CDATA[', at)) {
       end = s.indexOf(']]>', at + 9);
       if (end === -1) failAt(s, at, 'unterminated CDATA section');
@@ -306,8 +310,7 @@ function element(node: Node, qname: string, depth: number, parent: Scope | undef
     const value = decode(text.replace(/[\t\n]/g, ' '));
     values.set(name, value);
     if (name !== 'xmlns' && !name.startsWith('xmlns:')) continue;
-    const prefix = name === 'xmlns' ? '' : name.slice(6);
-    if (prefix !== '' && !NCNAME.test(prefix)) fail(`"${shown(name)}" is not a valid namespace declaration`);
+    const prefix = name === 'xmlns' ? '' : split(name)[1];
     if (prefix === 'xmlns' || value === XMLNS_NS) fail('the xmlns prefix and namespace cannot be declared');
     if ((prefix === 'xml') !== (value === XML_NS)) fail('the xml prefix is bound only to its own namespace');
     if (prefix !== '' && value === '') fail(`the prefix "${shown(prefix)}" cannot be bound to an empty namespace`);
@@ -341,15 +344,13 @@ function element(node: Node, qname: string, depth: number, parent: Scope | undef
   h.close(el);
 }
 
+/** Prefix ('' when none) and local part of a name the validator has already checked as an XML Name. */
 function split(name: string): [string, string] {
   const colon = name.indexOf(':');
-  if (colon === -1) {
-    if (!NCNAME.test(name)) fail(`"${shown(name)}" is not a valid name`);
-    return ['', name];
-  }
+  if (colon === -1) return ['', name];
   const prefix = name.slice(0, colon);
   const local = name.slice(colon + 1);
-  if (!NCNAME.test(prefix) || !NCNAME.test(local)) fail(`"${shown(name)}" is not a valid qualified name`);
+  if (prefix === '' || local === '' || local.includes(':') || NOT_NAME_START.test(local)) fail(`"${shown(name)}" is not a valid qualified name`);
   return [prefix, local];
 }
 
@@ -376,7 +377,7 @@ function decode(raw: string): string {
     if (!m) fail('"&" must start a reference: write &amp; for a literal ampersand');
     const [whole, dec, hex, name] = m;
     if (name !== undefined) {
-      if (!NCNAME.test(name)) fail('"&" must start a reference: write &amp; for a literal ampersand');
+      if (name === '') fail('"&" must start a reference: write &amp; for a literal ampersand');
       const ch = Object.hasOwn(PREDEFINED, name) ? PREDEFINED[name] : undefined;
       if (ch === undefined) fail(`the entity &${name}; is not allowed: use one of &lt; &gt; &amp; &quot; &apos; or a numeric character reference`);
       out += ch;

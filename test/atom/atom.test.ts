@@ -307,7 +307,7 @@ t.test('round trip: a rendered entry parses back to the same field strings, and 
   }
 });
 
-t.test('input: namespace prefixes, a dl straight in the div, CDATA, references, comments and markup in a dd', async (t) => {
+t.test('input: namespace prefixes, a dl straight in the div, CDATA, references, comments (an empty one too) and markup in a dd', async (t) => {
   const body = `<?xml version='1.0' encoding='utf-8'?>
 <!-- a client comment -->
 <atom:entry xmlns:atom="http://www.w3.org/2005/Atom" xmlns:h="http://www.w3.org/1999/xhtml">
@@ -317,7 +317,7 @@ t.test('input: namespace prefixes, a dl straight in the div, CDATA, references, 
     <h:div>
       <h:dl>
         <h:dt> name </h:dt><h:dd><![CDATA[<Ann & co>]]></h:dd>
-        <!-- between pairs -->
+        <!-- between pairs --><!---->
         <h:dt>notes</h:dt><h:dd>&lt;&#65;&#x42;&gt; &amp; &quot;&apos; <h:em>emph</h:em>!</h:dd>
         <h:dt>age</h:dt><h:dd/>
       </h:dl>
@@ -374,6 +374,9 @@ t.test('input errors are 400 invalid-atom with a message that says what to fix',
     ['& in an attribute', entryBody('<dt title="a & b">name</dt><dd>x</dd>'), /write &amp; for a literal ampersand/],
     ['named entity in an attribute', entryBody('<dt title="&nbsp;">name</dt><dd>x</dd>'), /the entity &nbsp; is not allowed/],
     ['two colons in a name', entryBody('<dt>name</dt><dd><a:b:c xmlns:a="urn:a"/></dd>'), /"a:b:c" is not a valid qualified name/],
+    ['local part that cannot start a name', entryBody('<dt>name</dt><dd><a:1b xmlns:a="urn:a"/></dd>'), /"a:1b" is not a valid qualified name/],
+    ['declared prefix that cannot start a name', entryBody('<dt xmlns:-a="urn:a">name</dt><dd>x</dd>'), /"xmlns:-a" is not a valid qualified name/],
+    ['colon at the start of a name', entryBody('<dt>name</dt><dd><:b/></dd>'), /":b" is not a valid qualified name/],
     ['same attribute under two prefixes', entryBody('<dt xmlns:a="urn:x" xmlns:b="urn:x" a:t="1" b:t="2">name</dt><dd>x</dd>'), /attribute "b:t" is repeated \(same namespace and name\)/],
     ['reserved name', entryBody('<dt>name</dt><dd><constructor/></dd>'), /the name "constructor" is not accepted/],
     ['unclosed comment', entryBody('<dt>name</dt><dd><!-- x</dd>'), /unterminated comment/],
