@@ -1,4 +1,4 @@
-// The command line: `svc serve` and `svc check` (README "Configuration"). Every flag has an environment variable.
+// The command line: `svc serve` and `svc check` (README "Configuration"). Every flag of `svc serve` has an environment variable.
 
 import cluster from 'node:cluster';
 import { statSync } from 'node:fs';
@@ -10,13 +10,14 @@ import { LOG_FORMATS, LOG_LEVELS, Logger, logSink, type LogFormat, type LogLevel
 import { autoWorkers, runPrimary, worker } from './cluster.ts';
 import { start } from './main.ts';
 import { createSandboxRuntime, endProcess, sandboxRuntime } from './sandbox/runtime.ts';
+import { loadTypeScript, typeErrors } from './sandbox/typecheck.ts';
 import { openStore } from './store/open.ts';
 import { App } from './tenancy/app.ts';
 
 const USAGE = `usage:
   svc serve [--app DIR] [--tenants DIR] [--port N] [--host ADDR] [--store URI] [--public-url URL] [--dev]
             [--wait-for-store] [--cors ORIGINS] [--workers N|auto] [--tenant-concurrency N] [--log-format text|json] [--log-level LEVEL] [limits]
-  svc check [--app DIR]
+  svc check [--app DIR] [--types]
 
 limits: --max-body BYTES --max-url BYTES --request-timeout MS --cpu-limit MS --memory-limit MIB --max-output BYTES
 environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_WAIT_FOR_STORE SVC_CORS SVC_WORKERS SVC_TENANT_CONCURRENCY
@@ -51,7 +52,13 @@ function integer(name: string, raw: string, min: number): number {
   return Number(raw);
 }
 
-export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: string; config: Config } {
+/** What `svc check` does beyond validating models and compiling handlers. */
+export interface CheckOptions {
+  /** `--types`: type-check the handler scripts against runtime/svc.d.ts. Default off. */
+  readonly types: boolean;
+}
+
+export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: string; config: Config; check: CheckOptions } {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -60,11 +67,13 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
       ...Object.fromEntries(Object.keys(OPTIONS).map((k) => [k, { type: 'string' as const }])),
       dev: { type: 'boolean' },
       'wait-for-store': { type: 'boolean' },
+      types: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   const command = positionals[0] ?? 'help';
-  if (values.help) return { command: 'help', config: undefined as never };
+  if (values.help) return { command: 'help', config: undefined as never, check: { types: false } };
+  if (values.types === true && command !== 'check') throw new UsageError('--types is an option of svc check');
   const get = (name: keyof typeof OPTIONS): string | undefined => ((values as Record<string, unknown>)[name] as string | undefined) ?? (env[OPTIONS[name].env] || undefined);
   const given: { -readonly [K in keyof Limits]?: Limits[K] } = {};
   for (const [name, opt] of Object.entries(OPTIONS)) {
@@ -112,7 +121,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
     throw new UsageError(`--workers ${workers} needs a store the workers share: sqlite::memory: gives each its own; use a file or mongodb:// store`);
   }
   if (config.port > 65535) throw new UsageError(`--port must be at most 65535`);
-  return { command, config };
+  return { command, config, check: { types: values.types === true } };
 }
 
 /**
@@ -177,15 +186,25 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-/** Validates every model and compiles every handler of the app; the number of problems found. */
-export async function check(config: Config, out: (line: string) => void = console.log): Promise<number> {
+/**
+ * Validates every model and compiles every handler of the app, and with `--types` type-checks
+ * the handlers that compile; the number of problems found. Throws when TypeScript is missing.
+ */
+export async function check(config: Config, out: (line: string) => void = console.log, options: CheckOptions = { types: false }): Promise<number> {
+  // Before anything else: without TypeScript, --types cannot run at all.
+  const ts = options.types ? await loadTypeScript() : undefined;
   const dir = resolve(config.app);
   // Model problems are printed below, once each: the app's own log of them is not wanted here.
   const app = new App('', dir, await openStore('sqlite::memory:', ''), sandboxRuntime, config.limits, new Logger(() => {}));
-  const result = await app.check();
-  for (const line of [...result.problems, ...result.warnings]) out(line);
-  const problems = result.problems.length;
-  await app.close();
+  let result;
+  try {
+    result = await app.check();
+  } finally {
+    await app.close();
+  }
+  const types = ts ? await typeErrors(dir, result.compiled, ts) : [];
+  for (const line of [...result.problems, ...types, ...result.warnings]) out(line);
+  const problems = result.problems.length + types.length;
   out(problems === 0 ? `svc check: ${result.models} models, ${result.handlers} handlers: ok` : `svc check: ${problems} problem${problems === 1 ? '' : 's'}`);
   return problems;
 }
@@ -199,7 +218,7 @@ export async function main(): Promise<void> {
     process.exit(2);
   }
   try {
-    await run(parsed.command, parsed.config);
+    await run(parsed.command, parsed.config, parsed.check);
   } catch (e) {
     console.error(`svc: ${(e as Error).message}`);
     process.exit(1);
@@ -213,7 +232,7 @@ function requireDirectory(flag: string, dir: string, what: string): void {
   if (!st.isDirectory()) throw new Error(`${flag} ${dir}: not a directory (${what})`);
 }
 
-async function run(command: string, config: Config): Promise<void> {
+async function run(command: string, config: Config, checkOptions: CheckOptions): Promise<void> {
   if (command === 'serve' || command === 'check') {
     if (command === 'serve' && config.tenants !== undefined) requireDirectory('--tenants', config.tenants, 'it holds one app directory per tenant');
     else requireDirectory('--app', config.app, 'an app directory holds models/ and resources/');
@@ -222,7 +241,7 @@ async function run(command: string, config: Config): Promise<void> {
     case 'serve':
       return serve(config);
     case 'check':
-      process.exit((await check(config)) === 0 ? 0 : 1);
+      process.exit((await check(config, console.log, checkOptions)) === 0 ? 0 : 1);
       break;
     case 'help':
       console.log(USAGE);

@@ -2,7 +2,7 @@
 
 import { SvcError } from '../errors.ts';
 import { ATOM_NS, XHTML_NS } from './atom-ns.ts';
-import { readXml, XmlError, type XmlElement, type XmlHandler } from './xml-reader.ts';
+import { readXml, XmlError, type XmlElement, type XmlHandler } from './xml-read.ts';
 
 /**
  * The field strings of an Atom entry: the `<dt>`/`<dd>` pairs of the first XHTML `<dl>` inside
@@ -17,7 +17,8 @@ export function readAtomEntry(body: string): Record<string, string> {
     readXml(body, reader);
   } catch (e) {
     if (e instanceof XmlError) {
-      throw new SvcError('invalid-atom', `The body is not well-formed XML: ${e.message} (line ${e.line}, column ${e.column}).`);
+      const where = e.line === undefined ? '' : ` (line ${e.line}, column ${e.column})`;
+      throw new SvcError('invalid-atom', `The body is not well-formed XML: ${e.message}${where}.`);
     }
     throw e;
   }

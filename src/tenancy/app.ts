@@ -16,6 +16,8 @@ export interface AppCheck {
   readonly handlers: number;
   /** Collections served over HTTP: a valid model and a handler that compiles. */
   readonly collections: readonly string[];
+  /** Handler scripts that compile (absolute paths), with a model or not: what `svc check --types` checks. */
+  readonly compiled: readonly string[];
   readonly problems: readonly string[];
   readonly warnings: readonly string[];
 }
@@ -68,9 +70,12 @@ export class App implements ServedApp {
       // An app without resources/ serves nothing, which is not an error.
     }
     const served: string[] = [];
+    const compiled: string[] = [];
     for (const script of scripts) {
       const collection = script.replace(/\.(ts|js)$/, '');
-      const error = await this.runtime.check(join(this.dir, 'resources', script));
+      const file = join(this.dir, 'resources', script);
+      const error = await this.runtime.check(file);
+      if (error === undefined) compiled.push(file);
       const hasModel = models.some((m) => m.name === collection);
       // The message names the file and line itself: the error may be in a file the script imports.
       if (error !== undefined) problems.push(error);
@@ -84,7 +89,7 @@ export class App implements ServedApp {
         warnings.push(`models/${m.name}.json: warning: no handler resources/${m.name}.ts, so this collection is not served over HTTP (the model API can still use it)`);
       }
     }
-    return { models: models.length, handlers: scripts.length, collections: [...new Set(served)], problems, warnings };
+    return { models: models.length, handlers: scripts.length, collections: [...new Set(served)], compiled, problems, warnings };
   }
 
   async close(): Promise<void> {

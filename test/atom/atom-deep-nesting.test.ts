@@ -2,7 +2,7 @@
 
 import t from 'tap';
 import { atom } from '../../src/representation/atom.ts';
-import { DEFAULT_XML_LIMITS } from '../../src/representation/xml-reader.ts';
+import { DEFAULT_XML_LIMITS } from '../../src/representation/xml-read.ts';
 import { employees, entryBody, rejectsAtom } from '../helpers/atom-fixtures.ts';
 
 const LIMIT = DEFAULT_XML_LIMITS.maxDepth;

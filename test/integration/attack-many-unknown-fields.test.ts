@@ -33,10 +33,11 @@ t.test('80,000 unknown JSON fields are one short 400', async (t) => {
   t.ok(cpuMs < 1000, `answered in ${cpuMs.toFixed(0)} ms of CPU`);
 });
 
-t.test('40,000 unknown Atom fields are one short 400', async (t) => {
-  const dl = Array.from({ length: 40_000 }, (_, i) => `<dt>k${i}</dt><dd/>`).join('');
+t.test('4,000 unknown Atom fields are one short 400', async (t) => {
+  // As many as the Atom body's element bound (10,000, README "Limits") lets through: two elements a field.
+  const dl = Array.from({ length: 4_000 }, (_, i) => `<dt>k${i}</dt><dd/>`).join('');
   const body = `<entry xmlns="${ATOM}"><content type="xhtml"><div xmlns="${XHTML}"><dl>${dl}</dl></div></content></entry>`;
-  await check(t, await send(server.at('/resources/notes'), 'POST', body, { 'content-type': 'application/atom+xml' }), 40_000);
+  await check(t, await send(server.at('/resources/notes'), 'POST', body, { 'content-type': 'application/atom+xml' }), 4_000);
 });
 
 t.test('a few errors are all listed', async (t) => {

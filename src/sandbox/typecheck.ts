@@ -1,0 +1,64 @@
+// `svc check --types`: handler scripts type-checked by TypeScript against runtime/svc.d.ts, as the isolate sees them.
+//
+// The options are svc's, not the app's tsconfig: a handler runs in an isolate with the ES2024
+// built-ins and svc's globals only (no Node, no DOM), so that is all it is checked against.
+// TypeScript is loaded only here, when asked for: `svc serve` never loads it.
+
+import { relative, sep } from 'node:path';
+import type TS from 'typescript';
+
+/** The globals of a handler script (README "Handlers"). */
+export const SVC_TYPES = new URL('../../runtime/svc.d.ts', import.meta.url).pathname;
+
+/** TypeScript could not be loaded: `svc check --types` cannot run. */
+export class TypeScriptMissing extends Error {}
+
+/** The `typescript` package, or TypeScriptMissing saying what to do. */
+export async function loadTypeScript(): Promise<typeof TS> {
+  try {
+    // A CommonJS package: its exports are the default export of the ES module.
+    return (await import('typescript')).default;
+  } catch (e) {
+    const reason = (e as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' ? 'the typescript package is not installed' : `TypeScript could not be loaded (${(e as Error).message})`;
+    throw new TypeScriptMissing(`svc check --types needs TypeScript, and ${reason}: install svc's dependencies with npm ci (typescript is one of them), or run svc check without --types`);
+  }
+}
+
+/** The compiler options of app/tsconfig.json, plus what the bundler accepts in a handler's imports. */
+function options(ts: typeof TS): TS.CompilerOptions {
+  return {
+    target: ts.ScriptTarget.ES2024,
+    lib: ['lib.es2024.d.ts'],
+    types: [],
+    module: ts.ModuleKind.Preserve,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    // A handler may import `./helper.ts` and plain `.js` files of its app; the .js ones are not checked.
+    allowImportingTsExtensions: true,
+    allowJs: true,
+    checkJs: false,
+    strict: true,
+    verbatimModuleSyntax: true,
+    skipLibCheck: true,
+    noEmit: true,
+  };
+}
+
+/**
+ * Type errors of the handler scripts `files` (absolute paths; `.ts` ones are checked, with what
+ * they import), one per error: `resources/<name>.ts:<line>:<column>: error TS<code>: <message>`,
+ * paths relative to `appDir`. Throws TypeScriptMissing when TypeScript is not installed.
+ */
+export async function typeErrors(appDir: string, files: readonly string[], ts?: typeof TS): Promise<string[]> {
+  ts ??= await loadTypeScript();
+  const roots = files.filter((f) => f.endsWith('.ts'));
+  if (roots.length === 0) return [];
+  const program = ts.createProgram([...roots, SVC_TYPES], options(ts));
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const message = `error TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n  ')}`;
+    if (!d.file || d.start === undefined) return message;
+    const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
+    const rel = relative(appDir, d.file.fileName);
+    const name = rel.startsWith('..') ? d.file.fileName : rel.split(sep).join('/');
+    return `${name}:${line + 1}:${character + 1}: ${message}`;
+  });
+}

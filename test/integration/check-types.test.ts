@@ -1,0 +1,84 @@
+// `svc check --types` through the command line: handlers type-checked against runtime/svc.d.ts,
+// each error with file, line and column; plain `svc check` does not type-check.
+
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { NODE, NODE_FLAGS } from '../helpers/process.ts';
+import { EXAMPLE_APP, makeApp, ROOT } from '../helpers/server.ts';
+
+const run = promisify(execFile);
+async function svc(args: string[], nodeFlags: readonly string[] = []): Promise<{ code: number; out: string }> {
+  try {
+    const { stdout, stderr } = await run(NODE, [...NODE_FLAGS, ...nodeFlags, join(ROOT, 'src/cli.ts'), ...args]);
+    return { code: 0, out: stdout + stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, out: err.stdout + err.stderr };
+  }
+}
+
+const MODEL = { fields: { name: { type: 'string' } } };
+const GOOD = "export function onList() {\n  const method: string | undefined = zget('/request/method');\n  if (method === 'GET') svc.delegate();\n}\n";
+// Each compiles (esbuild strips types without checking them): only --types finds the errors.
+const TYPED = "export function onList() {\n  const pages: number = zget('/request/method');\n  svc.delegate();\n}\n";
+const USES_HELPER = "import { title } from '../lib/title.ts';\nexport function onList() {\n  echo(title('x'));\n}\n";
+const HELPER = "export function title(s: string): string {\n  return s.toUpperCase(1);\n}\n";
+
+function badApp() {
+  return makeApp({
+    models: { good: MODEL, typed: MODEL, notes: MODEL },
+    resources: { 'good.ts': GOOD, 'typed.ts': TYPED, 'notes.ts': USES_HELPER },
+    files: { 'lib/title.ts': HELPER },
+  });
+}
+
+t.test('plain svc check does not type-check: the same app passes', async (t) => {
+  const app = badApp();
+  t.teardown(() => app.cleanup());
+  const { code, out } = await svc(['check', '--app', app.dir]);
+  t.equal(code, 0, out);
+  t.match(out, /svc check: 3 models, 3 handlers: ok/);
+  t.notMatch(out, /TS\d/);
+});
+
+t.test('svc check --types: every type error with file:line:col and the message, and a non-zero exit', async (t) => {
+  const app = badApp();
+  t.teardown(() => app.cleanup());
+  const { code, out } = await svc(['check', '--types', '--app', app.dir]);
+  t.equal(code, 1, out);
+  t.match(out, /^resources\/typed\.ts:2:9: error TS2322: Type 'string \| undefined' is not assignable to type 'number'\./m);
+  t.match(out, /^lib\/title\.ts:2:24: error TS2554: Expected 0 arguments, but got 1\./m, 'a file a handler imports is checked too, under its own name');
+  t.notMatch(out, /good\.ts/, 'the correct handler is not named');
+  t.match(out, /svc check: 2 problems/);
+});
+
+t.test('svc check --types passes correct handlers', async (t) => {
+  const app = makeApp({ models: { good: MODEL }, resources: { 'good.ts': GOOD } });
+  t.teardown(() => app.cleanup());
+  const own = await svc(['check', '--types', '--app', app.dir]);
+  t.equal(own.code, 0, own.out);
+  t.match(own.out, /svc check: 1 models, 1 handlers: ok/);
+  const example = await svc(['check', '--types', '--app', EXAMPLE_APP]);
+  t.equal(example.code, 0, example.out);
+  t.match(example.out, /: ok$/m);
+});
+
+t.test('without TypeScript, --types is one line saying so, and a non-zero exit', async (t) => {
+  const app = makeApp({ models: { good: MODEL }, resources: { 'good.ts': GOOD } });
+  t.teardown(() => app.cleanup());
+  const hook = pathToFileURL(join(ROOT, 'test/helpers/no-typescript.ts')).href;
+  const { code, out } = await svc(['check', '--types', '--app', app.dir], ['--import', hook]);
+  t.equal(code, 1, out);
+  t.equal(out.trim(), "svc: svc check --types needs TypeScript, and the typescript package is not installed: install svc's dependencies with npm ci (typescript is one of them), or run svc check without --types");
+  const plain = await svc(['check', '--app', app.dir], ['--import', hook]);
+  t.equal(plain.code, 0, 'plain svc check does not need it');
+});
+
+t.test('--types belongs to svc check', async (t) => {
+  const { code, out } = await svc(['serve', '--types', '--port', '0']);
+  t.equal(code, 2);
+  t.match(out, /--types is an option of svc check/);
+});
