@@ -51,6 +51,18 @@ export interface Limits {
   readonly fetchTimeoutMs: number;
   /** Response body bytes one `fetch()` may read. Default 1 MiB; a longer body rejects. */
   readonly fetchMaxBytes: number;
+  /**
+   * Source bytes of one handler, its entry file and the files it imports together, in bytes.
+   * Default 256 KiB (a hand-written handler is a few KiB; this is some 6,000 lines); a larger
+   * one is 500 `handler-compile-error` naming this limit, and is never read whole.
+   */
+  readonly maxHandlerBytes: number;
+  /**
+   * Time esbuild may take to compile one handler, in milliseconds. Default 5000 (a handler of
+   * maxHandlerBytes compiles in well under 1 s); over it the build's esbuild process is stopped
+   * and the handler is 500 `handler-compile-error` until its content changes.
+   */
+  readonly compileTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = {
@@ -69,6 +81,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   fetchCount: 10,
   fetchTimeoutMs: 5000,
   fetchMaxBytes: 1024 * 1024,
+  maxHandlerBytes: 256 * 1024,
+  compileTimeoutMs: 5000,
 };
 
 /** The limits with `given` applied; an unset wall limit follows the CPU limit, and floors are enforced. */

@@ -1,19 +1,26 @@
 // Handler scripts → one script each: esbuild bundles the entry with its relative imports, cached until an input changes.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
 import { SvcError } from '../errors.ts';
 import type { Exchange } from '../exchange/exchange.ts';
+import { DEFAULT_LIMITS, type Limits } from '../exchange/limits.ts';
 import { EVENTS, handlerName, type EventName } from '../routing/events.ts';
+import { CompileTimeout, CompilerDied, inLane, type LaneEsbuild } from './compile-lanes.ts';
 
 export interface CompileError {
   /** esbuild's message, without a location. */
   readonly text: string;
   /** `resources/x.ts:3:10`, relative to the app directory; absent when esbuild gave none. */
   readonly location?: string;
+  /**
+   * The handler met one of the server's bounds (size, compile time, a compiler crash): the text
+   * holds no source, so clients see it outside development mode too.
+   */
+  readonly bound?: true;
 }
 
 export type Artifact =
@@ -85,16 +92,87 @@ interface Entry {
   readonly artifact: Artifact;
 }
 
+/** A handler whose build crashed esbuild or ran over its time: the files it had read, and their content key. */
+interface Remembered {
+  readonly files: readonly string[];
+  readonly key: string;
+  readonly error: CompileError;
+}
+
+/**
+ * Handlers that ended an esbuild service, by entry file (absolute, so one app's never answers
+ * for another's). Until one of the files the build had read changes content (a new mtime alone
+ * is not a change), the handler fails at once without reaching esbuild again, for this app's
+ * compiler and any later one of the process.
+ */
+const remembered = new Map<string, Remembered>();
+/** Entries `remembered` keeps; the oldest goes first. Each is a few file names and a hash. */
+const MAX_REMEMBERED = 10_000;
+
+/** The content key of files (absolute paths): sha256 of their names and contents; undefined if one cannot be read within `maxBytes`. */
+function contentKey(files: readonly string[], maxBytes: number): string | undefined {
+  const hash = createHash('sha256');
+  for (const file of [...files].sort()) {
+    const contents = readBounded(file, maxBytes);
+    if (typeof contents !== 'string') return undefined;
+    hash.update(`${file}\0${contents}\0`);
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * A file's text, reading at most `maxBytes` (never the whole of a larger file); `'too-large'`
+ * when it holds more, `'missing'` when it cannot be read.
+ */
+function readBounded(file: string, maxBytes: number): string | 'too-large' | 'missing' {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return 'missing';
+  }
+  try {
+    if (fstatSync(fd).size > maxBytes) return 'too-large';
+    // One byte more than allowed tells a file that grew since fstat.
+    const buf = Buffer.allocUnsafe(maxBytes + 1);
+    let length = 0;
+    for (let n; length < buf.length && (n = readSync(fd, buf, length, buf.length - length, null)) > 0; ) length += n;
+    return length > maxBytes ? 'too-large' : buf.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The last build queued for each app directory (real path), while one is queued or running. */
+const turns = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs the builds of one app directory one after another, whichever `Compiler` asks (the server's
+ * app, and the start-up summary's): one app holds at most one esbuild lane, so however many bad
+ * handlers it has, other apps' builds find a lane (compile-lanes.ts).
+ */
+function inTurn<T>(appDir: string, build: () => Promise<T>): Promise<T> {
+  const run = (turns.get(appDir) ?? Promise.resolve()).then(build);
+  const turn = run.catch(() => {});
+  turns.set(appDir, turn);
+  void turn.then(() => {
+    if (turns.get(appDir) === turn) turns.delete(appDir);
+  });
+  return run;
+}
+
 /** The compiled handlers of one app directory. */
 export class Compiler {
   readonly #appDir: string;
   readonly #realAppDir: string;
+  readonly #limits: Pick<Limits, 'maxHandlerBytes' | 'compileTimeoutMs'>;
   readonly #entries = new Map<string, Entry>();
   readonly #pending = new Map<string, Promise<Artifact>>();
 
-  constructor(appDir: string) {
+  constructor(appDir: string, limits: Pick<Limits, 'maxHandlerBytes' | 'compileTimeoutMs'> = DEFAULT_LIMITS) {
     this.#appDir = resolve(appDir);
     this.#realAppDir = realpathSync(this.#appDir);
+    this.#limits = limits;
   }
 
   /** The artifact of a handler file as it is now: cached while none of its inputs changed. */
@@ -103,7 +181,7 @@ export class Compiler {
     if (entry && this.#fresh(entry)) return Promise.resolve(entry.artifact);
     let pending = this.#pending.get(file);
     if (!pending) {
-      pending = this.#build(file, entry?.artifact).finally(() => this.#pending.delete(file));
+      pending = inTurn(this.#realAppDir, () => this.#build(file, entry?.artifact)).finally(() => this.#pending.delete(file));
       this.#pending.set(file, pending);
     }
     return pending;
@@ -122,6 +200,22 @@ export class Compiler {
     const hash = createHash('sha256').update(`${COMPILER_VERSION}\0${rel}\0`);
     const sources = new Map<string, string>();
     const realAppDir = this.#realAppDir;
+    const { maxHandlerBytes, compileTimeoutMs } = this.#limits;
+
+    const known = remembered.get(file);
+    if (known) {
+      for (const input of known.files) inputs.set(input, fingerprint(input));
+      if (contentKey(known.files, maxHandlerBytes) === known.key) {
+        const artifact: Artifact = { ok: false, hash: known.key, rel, error: known.error };
+        this.#entries.set(file, { inputs, artifact });
+        return artifact;
+      }
+      remembered.delete(file);
+      inputs.clear();
+    }
+    /** Bytes the build may still read: the entry and its imports together stay within maxHandlerBytes. */
+    let budget = maxHandlerBytes;
+    let tooLarge = false;
 
     const guard: esbuild.Plugin = {
       name: 'svc-app-only',
@@ -162,7 +256,14 @@ export class Compiler {
         build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
           const abs = join(appDir, args.path);
           inputs.set(abs, fingerprint(abs)); // before reading: a change while reading is seen next time
-          let contents = readFileSync(abs, 'utf8');
+          const read = readBounded(abs, budget);
+          if (read === 'missing') return { errors: [{ text: `Cannot read ${args.path}` }] };
+          if (read === 'too-large') {
+            tooLarge = true;
+            return { errors: [{ text: `The handler ${rel} with its imports is over ${maxHandlerBytes} bytes (the server's maxHandlerBytes limit): make it smaller` }] };
+          }
+          budget -= Buffer.byteLength(read);
+          let contents = read;
           hash.update(`${args.path}\0${contents}\0`);
           sources.set(args.path, contents);
           if (args.path === rel) contents += formsFooter(contents, collection);
@@ -173,30 +274,35 @@ export class Compiler {
 
     let artifact: Artifact;
     try {
-      const result = await esbuild.build({
-        entryPoints: [file],
-        absWorkingDir: appDir,
-        bundle: true,
-        write: false,
-        // ESM, whose one closing `export { … }` becomes the function's `return { … }`: cheaper to
-        // run on every request than the getters of an IIFE's CommonJS-style namespace.
-        format: 'esm',
-        supported: { 'top-level-await': false },
-        platform: 'neutral',
-        target: 'es2024',
-        sourcemap: 'external',
-        sourcesContent: false,
-        outfile: join(appDir, '__svc_handler.js'),
-        plugins: [guard],
-        logLevel: 'silent',
-        // Imports stay as written, used or not: an unused `import fs from 'node:fs'` is refused
-        // like a used one instead of being dropped before the guard sees it.
-        tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
-        mainFields: [],
-        conditions: [],
-        charset: 'utf8',
-        legalComments: 'none',
+      const built = await inLane(compileTimeoutMs, async (esbuild) => {
+        const result = await esbuild.build({
+          entryPoints: [file],
+          absWorkingDir: appDir,
+          bundle: true,
+          write: false,
+          // ESM, whose one closing `export { … }` becomes the function's `return { … }`: cheaper to
+          // run on every request than the getters of an IIFE's CommonJS-style namespace.
+          format: 'esm',
+          supported: { 'top-level-await': false },
+          platform: 'neutral',
+          target: 'es2024',
+          sourcemap: 'external',
+          sourcesContent: false,
+          outfile: join(appDir, '__svc_handler.js'),
+          plugins: [guard],
+          logLevel: 'silent',
+          // Imports stay as written, used or not: an unused `import fs from 'node:fs'` is refused
+          // like a used one instead of being dropped before the guard sees it.
+          tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
+          mainFields: [],
+          conditions: [],
+          charset: 'utf8',
+          legalComments: 'none',
+        });
+        const delegateOnly = sources.size === 1 && (await isDelegateOnly(esbuild, sources.get(rel)!, LOADERS[extname(file)] ?? 'js'));
+        return { result, delegateOnly };
       });
+      const { result } = built;
       const digest = hash.digest('hex');
       if (previous?.ok && previous.hash === digest) {
         artifact = previous;
@@ -210,16 +316,41 @@ export class Compiler {
           // The prefix stays on the bundle's first line, so line numbers match the source map.
           code: `(function () { "use strict"; ${exportsToReturn(js)}\n})`,
           scriptName: SCRIPT_PREFIX + rel,
-          delegateOnly: sources.size === 1 && (await isDelegateOnly(sources.get(rel)!, LOADERS[extname(file)] ?? 'js')),
+          delegateOnly: built.delegateOnly,
           events: declaredEvents(sources.get(rel) ?? ''),
           map: new SourceMap(JSON.parse(map)),
         };
       }
     } catch (err) {
-      artifact = { ok: false, hash: hash.digest('hex'), rel, error: this.#describe(err, rel, sources.get(rel)) };
+      if (err instanceof CompilerDied || err instanceof CompileTimeout) {
+        artifact = this.#remember(file, rel, sources, err);
+      } else {
+        const error = this.#describe(err, rel, sources.get(rel));
+        artifact = { ok: false, hash: hash.digest('hex'), rel, error: tooLarge ? { ...error, bound: true } : error };
+      }
     }
     this.#entries.set(file, { inputs, artifact });
     return artifact;
+  }
+
+  /**
+   * A build that crashed esbuild or ran over its time: its lane has been restarted, and the
+   * handler is remembered as failing by the content of the files it had read, so that it does not
+   * fire again on every request (nor after the lane's restart) until it changes.
+   */
+  #remember(file: string, rel: string, sources: ReadonlyMap<string, string>, err: CompilerDied | CompileTimeout): Artifact {
+    const files = [...sources.keys()].map((path) => join(this.#appDir, path));
+    if (!files.includes(file)) files.push(file);
+    const text =
+      err instanceof CompileTimeout
+        ? `The handler ${rel} took longer than ${this.#limits.compileTimeoutMs} ms to compile (the server's compileTimeoutMs limit): simplify it (deep nesting?)`
+        : `The handler ${rel} crashed the compiler (${err.message.replace(/^The service was stopped:?\s*/, '') || 'esbuild stopped'}): simplify it (deep nesting?)`;
+    const error: CompileError = { text, bound: true };
+    const key = contentKey(files, this.#limits.maxHandlerBytes) ?? 'unreadable';
+    remembered.delete(file);
+    remembered.set(file, { files, key, error });
+    if (remembered.size > MAX_REMEMBERED) remembered.delete(remembered.keys().next().value!);
+    return { ok: false, hash: key, rel, error };
   }
 
   #describe(err: unknown, rel: string, entrySource: string | undefined): CompileError {
@@ -276,12 +407,13 @@ function exportsToReturn(js: string): string {
 }
 
 /** True for a script whose whole code is `svc.delegate()` or `svc_delegate()` (comments aside). */
-async function isDelegateOnly(source: string, loader: esbuild.Loader): Promise<boolean> {
+async function isDelegateOnly(esbuild: LaneEsbuild, source: string, loader: esbuild.Loader): Promise<boolean> {
   if (source.length > 4096 || !/delegate/.test(source)) return false;
   try {
     const { code } = await esbuild.transform(source, { loader, minify: true, tsconfigRaw: '{}', logLevel: 'silent' });
     return /^(?:svc\.delegate|svc_delegate)\(\);?\s*$/.test(code);
-  } catch {
+  } catch (err) {
+    if (err instanceof CompilerDied) throw err;
     return false;
   }
 }
@@ -289,11 +421,13 @@ async function isDelegateOnly(source: string, loader: esbuild.Loader): Promise<b
 /** `resources/x.ts:12` of the first stack frame in the handler's own code, through the source map. */
 /**
  * The 500 `handler-compile-error` of a request whose handler does not compile (logged with the
- * error; the client sees it only in development mode, else where to look).
+ * error; the client sees it only in development mode, else where to look, unless it is about
+ * one of the server's bounds, which holds no source).
  */
-export function compileError(ex: Pick<Exchange, 'log' | 'dev'>, rel: string, text: string, location?: string): SvcError {
+export function compileError(ex: Pick<Exchange, 'log' | 'dev'>, rel: string, text: string, location?: string, bound?: boolean): SvcError {
   const where = location ?? rel;
   ex.log.warn(`${where}: ${text}`);
+  if (bound && !ex.dev) return new SvcError('handler-compile-error', text);
   return new SvcError('handler-compile-error', ex.dev ? `${where}: ${text}` : `The handler ${rel} does not compile; run \`svc check\` or use development mode for the error.`);
 }
 
@@ -307,7 +441,4 @@ export function locate(artifact: Artifact, stack: string | undefined): string | 
   return `${entry.originalSource.replace(/^svc:/, '')}:${entry.originalLine + 1}`;
 }
 
-/** Starts esbuild's service now, so that the first compile does not pay for it. */
-export function warmUp(): void {
-  esbuild.transform('', { logLevel: 'silent' }).catch(() => {});
-}
+export { warmUp } from './compile-lanes.ts';

@@ -32,7 +32,7 @@ export function endProcess(): void {
 
 export function createSandboxRuntime(scope: RuntimeScope, options: SandboxOptions = {}): HandlerRuntime {
   const { limits, log } = scope;
-  const compiler = new Compiler(scope.dir);
+  const compiler = new Compiler(scope.dir, limits);
   let broken: string | undefined;
   const pool = new Pool(limits, (message) => {
     if (broken !== undefined) return;
@@ -47,7 +47,7 @@ export function createSandboxRuntime(scope: RuntimeScope, options: SandboxOption
     async serve(ex) {
       if (broken !== undefined) throw new SvcError('sandbox-unavailable', 'The handler sandbox failed; the server is restarting.');
       const artifact = await compiler.get(ex.handler);
-      if (!artifact.ok) throw compileError(ex, artifact.rel, artifact.error.text, artifact.error.location);
+      if (!artifact.ok) throw compileError(ex, artifact.rel, artifact.error.text, artifact.error.location, artifact.error.bound);
       // `svc.delegate()` and nothing else: the default handler is all it would run.
       if (artifact.delegateOnly) {
         await runDefault(ex);
