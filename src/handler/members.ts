@@ -10,7 +10,7 @@ import type { Store } from '../store/store.ts';
 /** The most members one model-API `list()` call returns; page with start/count beyond it. */
 export const MODEL_API_MAX_LIST = 10_000;
 
-/** The most bytes one ResultCollector held in this process since the last call: for tests (issue 9, finding 8). */
+/** The most bytes one ResultCollector held in this process since the last call: for tests. */
 let peakHeld = 0;
 export function takePeakResultBytes(): number {
   const peak = peakHeld;
@@ -20,8 +20,8 @@ export function takePeakResultBytes(): number {
 
 /**
  * Members gathered for a handler (a model-API `list()`, `/event/resource/collection`), bounded in
- * bytes as well as in count: a count alone lets 1 MB members make the host hold gigabytes (issue 9,
- * finding 8). Each member is measured as it arrives, so a caller can stop reading the store at once.
+ * bytes as well as in count: a count alone lets 1 MB members make the host hold gigabytes.
+ * Each member is measured as it arrives, so a caller can stop reading the store at once.
  */
 export class ResultCollector {
   #members: Member[] | undefined = [];

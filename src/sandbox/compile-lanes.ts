@@ -1,6 +1,6 @@
 // Lanes of esbuild for untrusted handler sources: each lane is its own esbuild service (its own
 // process) running one build at a time, so a source that crashes esbuild or keeps it busy ends
-// only its own lane, which starts afresh (issue 9, finding 1).
+// only its own lane, which starts afresh.
 
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';

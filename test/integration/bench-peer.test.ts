@@ -1,4 +1,4 @@
-// `npm run bench`'s peer group (issue 13): json-server is asked for what svc is asked for. Both
+// `npm run bench`'s peer group: json-server is asked for what svc is asked for. Both
 // servers are started as the bench starts them, on the same 10,000 seeded members, and each pair
 // of rows must answer the same members in the same order, with the same total.
 

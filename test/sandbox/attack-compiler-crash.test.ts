@@ -1,6 +1,6 @@
 // Attack: a handler that crashes esbuild (deep nesting: Go's `fatal error: stack overflow`), keeps
 // it busy, or is huge must fail alone: another tenant's new or changed handler still compiles and
-// serves, and the crasher does not fire again on every request (issue 9, finding 1).
+// serves, and the crasher does not fire again on every request.
 
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';

@@ -1,4 +1,4 @@
-// Attack: members of 1 MB, listed whole through an isolate (issue 9, finding 8). A count bound alone
+// Attack: members of 1 MB, listed whole through an isolate. A count bound alone
 // let `svc.delegate()` gather every member for `/event/resource/collection`, and a model-API
 // `list()` build the whole result, on the host: gigabytes for 1,100 members. Both are bounded in
 // bytes (maxResultBytes) while the store is read; the response of a delegate still has every member.
@@ -68,7 +68,7 @@ t.test('members of 1 MB: the host gathers at most maxResultBytes of them for a h
   takePeakResultBytes();
 
   t.test('svc.delegate() of the whole list, four at once', async (t) => {
-    // Read all four at once: a response nobody reads is held back, then cut (finding 6).
+    // Read all four at once: a response nobody reads is held back, then cut (the one-write stall rule).
     const responses = await Promise.all(
       Array.from({ length: 4 }, async () => {
         const res = await fetch(s.at('/resources/big'));

@@ -13,7 +13,7 @@ import { Statements } from './statements.ts';
 /**
  * Pages of at most this many members are read with one `all()` instead of streamed. Such a page is
  * held whole before its first member is seen, so its size is kept small: the callers' byte bounds
- * (maxResultBytes) can only stop a read between members (issue 9, finding 8: 1 MB members).
+ * (maxResultBytes) can only stop a read between members (members of 1 MB).
  */
 const SMALL_PAGE = 32;
 
