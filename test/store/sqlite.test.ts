@@ -289,6 +289,29 @@ t.test('large collections', async (t) => {
   // (`npm run bench`, groups scale-*), not a timed test's; the query plans are checked below.
 });
 
+/**
+ * SQLite's plan for the SELECT of a query on `model`'s table, as one line. The table and its
+ * columns are named as the model and its fields (true of a fresh database without clashing names).
+ */
+function queryPlan(db: DatabaseSync, model: Model): (q: Partial<Query>) => string {
+  const shape: TableShape = {
+    table: model.name,
+    columns: [
+      { field: 'id', column: 'id', type: 'auto' },
+      { field: 'updated', column: 'updated', type: 'date-time' },
+      ...model.declared.map((f) => ({ field: f.name, column: f.name, type: f.type })),
+    ],
+  };
+  return (q) => {
+    const { sql, params } = selectSql(shape, query(q));
+    return db
+      .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+      .all(...params)
+      .map((r) => r.detail)
+      .join('; ');
+  };
+}
+
 t.test('indexes serve a first page in any field order', async (t) => {
   const path = join(t.testdir(), 'x.sqlite');
   const store = await openSqliteStore(`sqlite:${path}`, '');
@@ -298,22 +321,7 @@ t.test('indexes serve a first page in any field order', async (t) => {
   for (let i = 0; i < 200; i++) await store.insert(model, { name: `n${i}`, age: i % 50, born: '2000-01-01', ok: i % 2 === 0 }, stamp(i));
   const db = openDatabase(path);
   t.teardown(() => db.close());
-  const shape: TableShape = {
-    table: 'employees',
-    columns: [
-      { field: 'id', column: 'id', type: 'auto' },
-      { field: 'updated', column: 'updated', type: 'date-time' },
-      ...model.declared.map((f) => ({ field: f.name, column: f.name, type: f.type })),
-    ],
-  };
-  const plan = (q: Partial<Query>) => {
-    const { sql, params } = selectSql(shape, query(q));
-    return db
-      .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-      .all(...params)
-      .map((r) => r.detail)
-      .join('; ');
-  };
+  const plan = queryPlan(db, model);
   t.notMatch(plan({ count: 20 }), 'TEMP B-TREE', 'default order: the table in id order');
   for (const field of ['updated', 'name', 'age', 'born', 'seen', 'ok', 'score']) {
     const asc = plan({ order: order(field), count: 20 });
@@ -344,19 +352,7 @@ t.test('a field declared "index": false has no index: its orders and filters rea
   await store.ensure(unindexed);
   t.same(indexes(), ['notes/tag', 'notes/updated'], 'dropped');
   for (let i = 0; i < 5; i++) await store.insert(unindexed, { tag: `t${i}`, n: 4 - i }, stamp(i));
-  const shape: TableShape = {
-    table: 'notes',
-    columns: [
-      { field: 'id', column: 'id', type: 'auto' },
-      { field: 'updated', column: 'updated', type: 'date-time' },
-      { field: 'tag', column: 'tag', type: 'string' },
-      { field: 'n', column: 'n', type: 'integer' },
-    ],
-  };
-  const plan = (q: Partial<Query>) => {
-    const { sql, params } = selectSql(shape, query(q));
-    return db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params).map((r) => r.detail).join('; ');
-  };
+  const plan = queryPlan(db, unindexed);
   t.match(plan({ order: order('n'), count: 2 }), 'USE TEMP B-TREE FOR ORDER BY', 'an order on it sorts');
   t.match(plan({ filters: [filter('n', 'exact', 3)] }), /SCAN notes/, 'a filter on it scans');
   t.same((await collect(store.list(unindexed, query({ order: order('n'), count: 2 })))).map((m) => m.id), [5, 4], 'and answers the same');
