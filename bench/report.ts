@@ -83,10 +83,14 @@ export function summarize(groups: Readonly<Record<string, Group>>, outcomes: rea
   const rows: Row[] = [];
   for (const [key, group] of Object.entries(groups)) {
     const members = outcomes.filter((o) => o.scenario.group === key);
-    // Each baseline, then the rows compared with it.
+    // Each baseline, then the rows compared with it, each followed by the rows compared with it in turn.
+    const after = (name: string, seen: ReadonlySet<string>): Outcome[] =>
+      members
+        .filter((o) => baselineOf(o.scenario, group) === name && !seen.has(o.scenario.name))
+        .flatMap((o) => [o, ...after(o.scenario.name, new Set([...seen, o.scenario.name]))]);
     const ordered = members
       .filter((b) => baselineOf(b.scenario, group) === undefined)
-      .flatMap((b) => [b, ...members.filter((o) => baselineOf(o.scenario, group) === b.scenario.name)]);
+      .flatMap((b) => [b, ...after(b.scenario.name, new Set([b.scenario.name]))]);
     for (const o of ordered) {
       const baseName = baselineOf(o.scenario, group);
       const base = baseName === undefined ? undefined : members.find((b) => b.scenario.name === baseName);
