@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { copiesOf, dockerIgnored, envOf, execForm, ofKind, readDockerfile, type Stage } from '../helpers/dockerfile.ts';
 import { parseConfig } from '../../src/cli.ts';
+import { NODE, spawnListening, type ServerProcess } from '../helpers/process.ts';
 import { ROOT } from '../helpers/server.ts';
 import { parse as parseYaml } from 'yaml';
 
@@ -21,7 +22,6 @@ const runtime = stages.at(-1)!;
 const deps = stages.find((s) => s.name === 'deps');
 const ignored = dockerIgnored(ROOT);
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const NODE_24 = join(ROOT, 'node_modules/.bin/node');
 const compose = parseYaml(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'), { schema: 'failsafe' }) as any;
 
 /** Flags of compose's command that the CLI does not know yet (they land with the MongoDB store). */
@@ -129,44 +129,10 @@ t.test('every package the server imports is a production dependency', async (t) 
 
 // ---- The image, laid out in a temporary directory: each stage's file system under its own root.
 
-interface Running {
-  readonly url: string;
-  readonly exited: Promise<number | string | null>;
-  waitFor(re: RegExp): Promise<RegExpExecArray>;
-  kill(signal: NodeJS.Signals): void;
-  output(): string;
-}
-
 /** Starts `argv` (its `node` being the project's Node 24) and waits for svc's listening line. */
-async function startCommand(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Running> {
+function startCommand(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   if (argv[0] !== 'node') throw new Error(`the command does not start with node: ${argv.join(' ')}`);
-  const child = spawn(NODE_24, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
-  let out = '';
-  const waiting = new Set<() => void>();
-  const onData = (d: Buffer) => {
-    out += d;
-    for (const check of waiting) check();
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const waitFor = (re: RegExp) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const check = () => {
-        const m = re.exec(out);
-        if (m) {
-          waiting.delete(check);
-          resolve(m);
-        }
-      };
-      waiting.add(check);
-      check();
-      void exited.then(() => {
-        if (waiting.delete(check)) reject(new Error(`the command exited before printing ${re}:\n${out}`));
-      });
-    });
-  const url = (await waitFor(/listening on (http:\/\/\S+)/))[1]!;
-  return { url, exited, waitFor, kill: (signal) => child.kill(signal), output: () => out };
+  return spawnListening(NODE, argv.slice(1), { cwd, env });
 }
 
 /** Runs a command to its end; resolves with its exit code and output. */
@@ -201,7 +167,7 @@ t.test('the image’s command serves from a production-only install', async (t) 
   t.teardown(() => rmSync(fs, { recursive: true, force: true }));
   const rootOf = (stage: Stage) => join(fs, stage.name ?? 'runtime');
   // Node 24 first on the PATH: install scripts (isolated-vm picks its prebuilt addon by Node's ABI) and the commands run on it.
-  const PATH = [dirname(NODE_24), process.env.PATH].join(delimiter);
+  const PATH = [dirname(NODE), process.env.PATH].join(delimiter);
 
   // deps: its COPYs, then its RUN's `npm ci --omit=dev` with the stage's ENV. Only that command
   // of the RUN line runs here: `npm cache clean --force` would empty this machine's npm cache.
@@ -236,7 +202,7 @@ t.test('the image’s command serves from a production-only install', async (t) 
 
   const healthcheck = async (argv: string[], port: string) => {
     t.equal(argv[0], 'node');
-    return (await runToEnd(NODE_24, argv.slice(1), dir, { ...env, PORT: port })).code;
+    return (await runToEnd(NODE, argv.slice(1), dir, { ...env, PORT: port })).code;
   };
 
   t.test('the Dockerfile’s ENTRYPOINT and CMD: the example app, SQLite on the volume', async (t) => {
@@ -249,14 +215,14 @@ t.test('the image’s command serves from a production-only install', async (t) 
     t.equal((await call(svc.url, 'POST', '/resources/employees', undefined, { name: 'Ada', badge: 'A1' })).status, 201);
     t.match((await call(svc.url, 'GET', '/resources/departments')).status, 200);
     t.ok(existsSync(join(root, volumes(runtime)[0]!, 'svc.sqlite')), 'the data is on the volume');
-    svc.kill('SIGTERM');
+    svc.child.kill('SIGTERM');
     t.equal(await svc.exited, 0, 'SIGTERM: exit 0');
   });
 
   t.test('the image’s svc check --types type-checks handlers: TypeScript is a production dependency', async (t) => {
     const argv = [...execForm(only(runtime, 'ENTRYPOINT')), 'check', '--types'];
     t.equal(argv[0], 'node');
-    const { code, out } = await runToEnd(NODE_24, argv.slice(1), dir, env);
+    const { code, out } = await runToEnd(NODE, argv.slice(1), dir, env);
     t.equal(code, 0, out);
     t.match(out, /svc check: \d+ models, \d+ handlers: ok/);
   });
@@ -280,7 +246,7 @@ t.test('the image’s command serves from a production-only install', async (t) 
     t.equal((await call(svc.url, 'POST', '/resources/notes', 'acme.localhost', { title: 'from acme' })).status, 201);
     t.same(((await call(svc.url, 'GET', '/resources/notes', 'acme.localhost')).json as { title: string }[]).map((n) => n.title), ['from acme']);
     t.same((await call(svc.url, 'GET', '/resources/notes', 'globex.localhost')).json, [], 'tenants share no data');
-    svc.kill('SIGTERM');
+    svc.child.kill('SIGTERM');
     t.equal(await svc.exited, 0, 'SIGTERM drains every worker: exit 0');
   });
 });
