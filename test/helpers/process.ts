@@ -1,12 +1,26 @@
 // Running `svc serve` as a child process, for tests that kill or signal it.
 
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { ROOT } from './server.ts';
 
 /** Node, as svc's npm scripts, bin/svc.js and the Dockerfile start it (see the README, Deploying). */
 export const NODE = join(ROOT, 'node_modules/.bin/node');
 export const NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'];
+
+const execFileAsync = promisify(execFile);
+
+/** `svc …args` (the CLI, e.g. `check`) run to its end on the project's Node with svc's flags and `nodeFlags`: exit code and all output. */
+export async function runSvc(args: readonly string[], nodeFlags: readonly string[] = []): Promise<{ code: number; out: string }> {
+  try {
+    const { stdout, stderr } = await execFileAsync(NODE, [...NODE_FLAGS, ...nodeFlags, join(ROOT, 'src/cli.ts'), ...args]);
+    return { code: 0, out: stdout + stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, out: err.stdout + err.stderr };
+  }
+}
 
 export interface ServerProcess {
   readonly url: string;

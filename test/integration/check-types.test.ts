@@ -1,24 +1,13 @@
 // `svc check --types` through the command line: handlers type-checked against runtime/svc.d.ts,
 // each error with file, line and column; plain `svc check` does not type-check.
 
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import t from 'tap';
-import { NODE, NODE_FLAGS } from '../helpers/process.ts';
+import { runSvc } from '../helpers/process.ts';
 import { EXAMPLE_APP, makeApp, ROOT } from '../helpers/server.ts';
 
-const run = promisify(execFile);
-async function svc(args: string[], nodeFlags: readonly string[] = []): Promise<{ code: number; out: string }> {
-  try {
-    const { stdout, stderr } = await run(NODE, [...NODE_FLAGS, ...nodeFlags, join(ROOT, 'src/cli.ts'), ...args]);
-    return { code: 0, out: stdout + stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, out: err.stdout + err.stderr };
-  }
-}
+const svc = runSvc;
 
 const MODEL = { fields: { name: { type: 'string' } } };
 const GOOD = "export function onList() {\n  const method: string | undefined = zget('/request/method');\n  if (method === 'GET') svc.delegate();\n}\n";

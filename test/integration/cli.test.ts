@@ -1,25 +1,12 @@
 // The command line (SPEC §2): flags, environment variables and `svc check`.
 
 import t from 'tap';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { parseConfig } from '../../src/cli.ts';
 import { DEFAULT_LIMITS } from '../../src/config.ts';
-import { NODE, NODE_FLAGS } from '../helpers/process.ts';
-import { EXAMPLE_APP, ROOT, makeApp } from '../helpers/server.ts';
+import { runSvc } from '../helpers/process.ts';
+import { EXAMPLE_APP, makeApp } from '../helpers/server.ts';
 
-const run = promisify(execFile);
-
-async function svc(...args: string[]): Promise<{ code: number; out: string }> {
-  try {
-    const { stdout, stderr } = await run(NODE, [...NODE_FLAGS, join(ROOT, 'src/cli.ts'), ...args]);
-    return { code: 0, out: stdout + stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, out: err.stdout + err.stderr };
-  }
-}
+const svc = (...args: string[]) => runSvc(args);
 
 t.test('defaults, flags and environment variables', async (t) => {
   const d = parseConfig(['serve'], {});

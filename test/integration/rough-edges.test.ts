@@ -2,24 +2,12 @@
 // CommonJS shim in the sandbox, one wording of each status, a missing app directory named as
 // such, `svc check` saying each problem once, and paging links with the client's own query.
 
-import { execFile } from 'node:child_process';
 import { request } from 'node:http';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
-import { NODE, NODE_FLAGS } from '../helpers/process.ts';
-import { appServer, makeApp, ROOT, send } from '../helpers/server.ts';
+import { runSvc } from '../helpers/process.ts';
+import { appServer, makeApp, send } from '../helpers/server.ts';
 
-const run = promisify(execFile);
-async function svc(...args: string[]): Promise<{ code: number; out: string }> {
-  try {
-    const { stdout, stderr } = await run(NODE, [...NODE_FLAGS, join(ROOT, 'src/cli.ts'), ...args]);
-    return { code: 0, out: stdout + stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, out: err.stdout + err.stderr };
-  }
-}
+const svc = (...args: string[]) => runSvc(args);
 
 const MODEL = { fields: { name: { type: 'string' } } };
 
