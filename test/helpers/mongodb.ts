@@ -1,5 +1,6 @@
 // The MongoDB that tests run against: SVC_TEST_MONGODB_URI, else an in-memory mongod when a binary is at hand.
 
+import type { Test } from 'tap';
 import { acquireMemoryServer } from '../../src/store/mongodb/memory.ts';
 
 export type MongoTarget = { readonly uri: string; close(): Promise<void> } | { readonly skip: string };
@@ -36,4 +37,16 @@ async function memoryServerUnavailable(): Promise<string | undefined> {
 /** The line a test file prints when it has no MongoDB to run against. */
 export function skipLine(reason: string): string {
   return `skipped: no MongoDB (${reason})`;
+}
+
+/** Runs `run` against the test MongoDB (closed at the end of `t`), or prints the skip line and skips. */
+export async function onMongo(t: Test, run: (uri: string) => unknown): Promise<void> {
+  const target = await mongoTarget();
+  if ('skip' in target) {
+    t.comment(skipLine(target.skip));
+    t.skip(skipLine(target.skip), async () => {});
+    return;
+  }
+  t.teardown(target.close);
+  await run(target.uri);
 }

@@ -5,7 +5,7 @@
 
 import t, { type Test } from 'tap';
 import { makeApp, send, startServer, type TestServer } from '../helpers/server.ts';
-import { mongoTarget, skipLine } from '../helpers/mongodb.ts';
+import { onMongo } from '../helpers/mongodb.ts';
 import { startMongoWireServer } from '../mongo-wire/server.ts';
 
 const MODEL = { fields: { name: { type: 'string' }, n: { type: 'integer' }, note: { type: 'text' } } };
@@ -113,15 +113,9 @@ t.test('on the wire test server', async (t) => {
   attacks(t, `${wire.uri}attack`);
 });
 
-t.test('on MongoDB', async (t) => {
-  const target = await mongoTarget();
-  if ('skip' in target) {
-    t.comment(skipLine(target.skip));
-    t.skip(skipLine(target.skip), async () => {});
-    return;
-  }
-  t.teardown(target.close);
-  // A database of its own for this run.
-  const base = target.uri.replace(/(mongodb(?:\+srv)?:\/\/[^/?]*)\/?[^?]*/, `$1/attack${process.pid}`);
-  attacks(t, base);
-});
+t.test('on MongoDB', (t) =>
+  onMongo(t, (uri) => {
+    // A database of its own for this run.
+    attacks(t, uri.replace(/(mongodb(?:\+srv)?:\/\/[^/?]*)\/?[^?]*/, `$1/attack${process.pid}`));
+  }),
+);

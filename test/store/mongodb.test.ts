@@ -11,7 +11,7 @@ import { isUnavailable, storeError } from '../../src/store/mongodb/errors.ts';
 import { openMongoStore } from '../../src/store/mongodb/mongodb-store.ts';
 import { openStore } from '../../src/store/open.ts';
 import { makeModel } from '../fixtures/models.ts';
-import { mongoTarget, skipLine } from '../helpers/mongodb.ts';
+import { onMongo } from '../helpers/mongodb.ts';
 import { collect, query } from './conformance.ts';
 import { runMongoSuite } from './mongodb-suite.ts';
 
@@ -137,13 +137,4 @@ t.test('stores on one URI share one client (one pool for every tenant)', async (
   await d.release();
 });
 
-t.test('on a MongoDB server', async (t) => {
-  const target = await mongoTarget();
-  if ('skip' in target) {
-    t.comment(skipLine(target.skip));
-    t.skip(skipLine(target.skip), async () => {});
-    return;
-  }
-  t.teardown(target.close);
-  runMongoSuite(t, target.uri);
-});
+t.test('on a MongoDB server', (t) => onMongo(t, (uri) => runMongoSuite(t, uri)));
