@@ -806,6 +806,33 @@ function run(id, requestJson, token) {
 for (const name of ['FinalizationRegistry', 'WeakRef', 'SharedArrayBuffer', 'Atomics', 'WebAssembly', 'console']) {
   delete globalThis[name];
 }
+// Resizable ArrayBuffers (`new ArrayBuffer(n, { maxByteLength })`) reserve address space up front
+// and commit memory on `resize()` without passing through the allocator that counts an isolate's
+// memory against its limit: one handler could hold gigabytes in a 16 MiB isolate, or reserve
+// terabytes of address space until the process aborts. The constructor handlers see refuses the
+// option; it is also the prototype's `constructor` (and so every species lookup), which leaves no
+// other way to the original. Fixed-length buffers and typed arrays are allocated through the
+// counting allocator as before.
+{
+  const OriginalArrayBuffer = ArrayBuffer;
+  const construct = Reflect.construct;
+  const RangeErrorCtor = RangeError;
+  const SafeArrayBuffer = new Proxy(OriginalArrayBuffer, {
+    construct(target, args, newTarget) {
+      const options = args[1];
+      if ((typeof options === 'object' && options !== null) || typeof options === 'function') {
+        if (options.maxByteLength !== undefined) {
+          throw new RangeErrorCtor('svc: resizable ArrayBuffers (maxByteLength) are not available to handlers; allocate a fixed-length buffer');
+        }
+      }
+      // Only the length goes on: V8 never reads the options object (a getter cannot change its answer).
+      return construct(target, [args[0]], newTarget);
+    },
+  });
+  defineProperty(OriginalArrayBuffer.prototype, 'constructor', { value: SafeArrayBuffer, writable: false, enumerable: false, configurable: false });
+  defineProperty(globalThis, 'ArrayBuffer', { value: SafeArrayBuffer, writable: false, enumerable: false, configurable: false });
+}
+
 // RegExp's legacy static properties (RegExp.$1, lastMatch, …) would show one request the last
 // match of the previous one.
 for (const name of getOwnPropertyNames(RegExp)) {

@@ -35,6 +35,12 @@ export interface Config {
   workers: number;
   /** Requests one app may have in progress at once, per process; more are 503 `tenant-busy`. Default 64. */
   tenantConcurrency: number;
+  /**
+   * Hard bound on the resident memory of each server process, in MiB (src/sandbox/memory-guard.ts):
+   * over it the handler requests running are stopped (503 `handler-memory-limit`), and a process
+   * still over it 3 s later ends so that it is restarted. 0 turns it off. Default 2048.
+   */
+  maxRssMiB: number;
   /** Log lines as `text` or `json`. Default text. */
   logFormat: LogFormat;
   /** Least level logged. Default info. */
@@ -51,6 +57,7 @@ export const DEFAULT_CONFIG: Readonly<Omit<Config, 'limits'>> = {
   waitForStore: false,
   workers: 1,
   tenantConcurrency: 64,
+  maxRssMiB: 2048,
   logFormat: 'text',
   logLevel: 'info',
 };

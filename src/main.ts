@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { Logger, logSink, type LogSink } from './exchange/log.ts';
 import type { RuntimeFactory } from './exchange/runtime.ts';
-import { sandboxRuntime } from './sandbox/runtime.ts';
+import { guardMemory } from './sandbox/memory-guard.ts';
+import { endProcess, sandboxRuntime } from './sandbox/runtime.ts';
 import { Metrics } from './server/metrics.ts';
 import { createSvcServer, type SvcServer } from './server/server.ts';
 import { Apps } from './tenancy/tenants.ts';
@@ -27,12 +28,15 @@ export interface Wiring {
   log?: LogSink;
   /** Renders /metrics; default this process's metrics (a worker process asks its primary for every worker's). */
   metricsText?: () => Promise<string>;
+  /** What ends the process when it stays over --max-rss. Default: SIGTERM to itself (sandbox/runtime.ts). */
+  endProcess?: () => void;
 }
 
 export async function start(config: Config, wiring: Wiring = {}): Promise<Running> {
   const log = new Logger(wiring.log ?? logSink(config.logFormat, config.logLevel));
   const apps = new Apps(config, wiring.runtime ?? sandboxRuntime, log);
   await apps.start();
+  const guard = config.maxRssMiB > 0 ? guardMemory({ maxRssMiB: config.maxRssMiB, log, endProcess: wiring.endProcess ?? endProcess }) : undefined;
   const metrics = new Metrics({ isolates: () => apps.isolates(), ...(wiring.metricsText ? { render: wiring.metricsText } : {}) });
   const svc = createSvcServer({
     resolveApp: (host) => apps.resolve(host),
@@ -61,6 +65,7 @@ export async function start(config: Config, wiring: Wiring = {}): Promise<Runnin
     svc,
     metrics,
     close() {
+      guard?.stop();
       closing ??= svc.shutdown().then(() => apps.close());
       return closing;
     },

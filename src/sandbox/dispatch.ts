@@ -36,7 +36,7 @@ export async function serveInSlot(slot: Slot, artifact: Compiled, ex: Exchange):
   slot.calls.set(call.token, call);
   let returned: unknown;
   try {
-    returned = await slot.api.run.apply(undefined, [id, requestJson(ex), call.token]);
+    returned = await slot.run(id, requestJson(ex), call.token);
   } catch (err) {
     call.closed = true;
     await call.ending;
@@ -121,6 +121,8 @@ function faultError(slot: Slot, call: Call, err: unknown, ex: Exchange): SvcErro
       return new SvcError('handler-time-limit', `The handler kept the request busy for more than ${limits.requestLimitMs} ms.`);
     case 'memory':
       return new SvcError('handler-memory-limit', `The handler used more than the isolate's ${limits.memoryLimitMiB} MiB of memory.`);
+    case 'process-memory':
+      return new SvcError('handler-memory-limit', 'The server process passed its memory bound (--max-rss) while this handler ran; the handlers running then were stopped.');
     default:
       return new SvcError('sandbox-unavailable', 'The handler sandbox is not available; retry.');
   }

@@ -7,6 +7,12 @@
 // Queueing a few requests on one isolate is what keeps the cost per request low: isolated-vm then
 // runs them back to back without waking threads for each. The isolates beyond the first are
 // disposed after `idleMs` without work, so an idle app holds one (~1.5 MB plus its handlers).
+//
+// Disposing an isolate ends its requests at once, but not always its thread: V8 notices the
+// termination only between operations, so a long native call (sorting a large typed array,
+// filling a huge array) runs on for seconds. Such an isolate still counts against the app's
+// `maxIsolates` until its thread is free, so that an app cannot have more threads burning CPU
+// than it may have isolates, however often it breaks its limits.
 
 import ivm from 'isolated-vm';
 import { installRuntime, type GuestApi } from './bridge.ts';
@@ -15,7 +21,7 @@ import type { Artifact } from './compile.ts';
 import type { Limits } from '../exchange/limits.ts';
 import { Watchdog } from './watchdog.ts';
 
-export type Fault = 'cpu' | 'wall' | 'request' | 'memory' | 'closed' | 'catastrophic';
+export type Fault = 'cpu' | 'wall' | 'request' | 'memory' | 'process-memory' | 'closed' | 'catastrophic';
 
 /** Requests queued on one isolate at most; more wait for a place. */
 const PIPELINE_DEPTH = 8;
@@ -23,6 +29,14 @@ const PIPELINE_DEPTH = 8;
 const STUCK_MS = 5;
 
 let nextHandlerId = 1;
+
+/** Isolates of every app whose thread is running something (src/sandbox/memory-guard.ts). */
+const busy = new Set<Slot>();
+
+/** Isolates whose thread is running something now, disposed or not. */
+export function busySlots(): Slot[] {
+  return [...busy];
+}
 
 /**
  * V8's code cache of each compiled handler, made by the first isolate that compiles it: the
@@ -34,6 +48,8 @@ const codeCaches = new WeakMap<object, ivm.ExternalCopy<ArrayBuffer>>();
 /** One isolate with its locked-down context, the handlers installed in it and the requests queued on it. */
 export class Slot {
   readonly isolate: ivm.Isolate;
+  /** The app (tenant) the isolate belongs to, for the log. */
+  readonly app: string;
   readonly api: GuestApi;
   readonly watchdog: Watchdog;
   /** Requests submitted to the isolate and not complete, by token. */
@@ -48,15 +64,25 @@ export class Slot {
   readonly #installed = new Map<string, Promise<{ hash: string; id: number }>>();
   /** Ids of replaced handler versions, dropped once no request is assigned. */
   #stale: number[] = [];
+  /** Runs submitted to the isolate's thread that have not come back, even if the isolate is disposed. */
+  #busy = 0;
+  /** Called when the last of them comes back. */
+  onIdleThread: (() => void) | undefined;
+  /** Rejects the runs under way when the host disposes the isolate. */
+  readonly #gone: Promise<never>;
+  #abandon!: (err: Error) => void;
 
-  private constructor(isolate: ivm.Isolate, context: ivm.Context, api: GuestApi, watchdog: Watchdog) {
+  private constructor(app: string, isolate: ivm.Isolate, context: ivm.Context, api: GuestApi, watchdog: Watchdog) {
+    this.app = app;
     this.isolate = isolate;
     this.#context = context;
     this.api = api;
     this.watchdog = watchdog;
+    this.#gone = new Promise<never>((_, reject) => (this.#abandon = reject));
+    this.#gone.catch(() => {});
   }
 
-  static async create(limits: Limits, onCatastrophicError: (message: string) => void): Promise<Slot> {
+  static async create(app: string, limits: Limits, onCatastrophicError: (message: string) => void): Promise<Slot> {
     const isolate = new ivm.Isolate({ memoryLimit: limits.memoryLimitMiB, onCatastrophicError });
     try {
       const context = await isolate.createContext();
@@ -69,7 +95,7 @@ export class Slot {
         call.breach = breach;
         slot?.dispose(breach);
       });
-      slot = new Slot(isolate, context, api, watchdog);
+      slot = new Slot(app, isolate, context, api, watchdog);
       return slot;
     } catch (err) {
       if (!isolate.isDisposed) isolate.dispose();
@@ -124,6 +150,28 @@ export class Slot {
     }
   }
 
+  /**
+   * Runs handler `id` for one request in the isolate: its result, or a rejection as soon as the
+   * host disposes the isolate (a limit broken), without waiting for the thread to stop.
+   */
+  run(id: number, requestJson: string, token: number): Promise<unknown> {
+    if (this.#busy++ === 0) busy.add(this);
+    const ran = this.api.run.apply(undefined, [id, requestJson, token]);
+    void ran.then(this.#threadBack, this.#threadBack);
+    return Promise.race([ran, this.#gone]);
+  }
+
+  #threadBack = (): void => {
+    if (--this.#busy > 0) return;
+    busy.delete(this);
+    this.onIdleThread?.();
+  };
+
+  /** Whether the isolate's thread is still running something (disposed or not). */
+  get threadBusy(): boolean {
+    return this.#busy > 0;
+  }
+
   /** `call` is complete (answered, failed or never run). */
   finished(call: Call): void {
     this.calls.delete(call.token);
@@ -140,6 +188,7 @@ export class Slot {
   dispose(fault: Fault): void {
     this.fault ??= fault;
     this.watchdog.stop();
+    this.#abandon(new Error(`isolate disposed (${this.fault})`));
     if (!this.isolate.isDisposed) {
       try {
         this.isolate.dispose();
@@ -152,21 +201,25 @@ export class Slot {
 
 /** The isolates of one app. */
 export class Pool {
+  readonly #app: string;
   readonly #limits: Limits;
   readonly #onCatastrophicError: (message: string) => void;
   readonly #slots: Slot[] = [];
+  /** Disposed isolates whose thread is still busy: they count against maxIsolates until it is free. */
+  readonly #draining = new Set<Slot>();
   readonly #waiters: { alone: boolean; resolve(s: Slot): void; reject(e: unknown): void }[] = [];
   #creating = 0;
   #closed = false;
   #reaper: NodeJS.Timeout | undefined;
 
-  constructor(limits: Limits, onCatastrophicError: (message: string) => void) {
+  constructor(app: string, limits: Limits, onCatastrophicError: (message: string) => void) {
+    this.#app = app;
     this.#limits = limits;
     this.#onCatastrophicError = onCatastrophicError;
   }
 
   get size(): number {
-    return this.#slots.length + this.#creating;
+    return this.#slots.length + this.#creating + this.#draining.size;
   }
 
   /**
@@ -212,15 +265,15 @@ export class Pool {
         bestScore = score;
       }
     }
-    if (alone || this.#slots.length + this.#creating < this.#limits.maxIsolates) return undefined;
+    if (alone || this.size < this.#limits.maxIsolates) return undefined;
     return best;
   }
 
   /** Starts creating one more isolate, if the limit allows. */
   #grow(): void {
-    if (this.#slots.length + this.#creating >= this.#limits.maxIsolates || this.#closed) return;
+    if (this.size >= this.#limits.maxIsolates || this.#closed) return;
     this.#creating++;
-    Slot.create(this.#limits, this.#onCatastrophicError).then(
+    Slot.create(this.#app, this.#limits, this.#onCatastrophicError).then(
       (slot) => {
         this.#creating--;
         if (this.#closed) {
@@ -252,6 +305,13 @@ export class Pool {
     const i = this.#slots.indexOf(slot);
     if (i >= 0) this.#slots.splice(i, 1);
     if (!slot.disposed) slot.dispose('closed');
+    if (slot.threadBusy && !this.#closed) {
+      this.#draining.add(slot);
+      slot.onIdleThread = () => {
+        this.#draining.delete(slot);
+        this.#serveWaiters();
+      };
+    }
   }
 
   #scheduleReap(): void {

@@ -34,7 +34,7 @@ export function createSandboxRuntime(scope: RuntimeScope, options: SandboxOption
   const { limits, log } = scope;
   const compiler = new Compiler(scope.dir, limits);
   let broken: string | undefined;
-  const pool = new Pool(limits, (message) => {
+  const pool = new Pool(scope.name === '' ? 'app' : scope.name, limits, (message) => {
     if (broken !== undefined) return;
     broken = message;
     log.error(`FATAL: isolated-vm lost control of an isolate of app "${scope.name}": ${message}; handlers are refused from now on`);

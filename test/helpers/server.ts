@@ -23,6 +23,10 @@ export interface StartOptions {
   publicUrl?: string;
   limits?: Partial<Limits>;
   tenantConcurrency?: number;
+  /** --max-rss; default off: in-process servers share the test runner's memory, and ending it would end the test. */
+  maxRssMiB?: number;
+  /** What ends the process over --max-rss (main.ts Wiring). */
+  endProcess?: () => void;
   waitForStore?: boolean;
   cors?: string[];
   /** The handler runtime; default the sandbox. */
@@ -63,12 +67,17 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     waitForStore: opts.waitForStore ?? false,
     workers: 1,
     tenantConcurrency: opts.tenantConcurrency ?? 64,
+    maxRssMiB: opts.maxRssMiB ?? 0,
     logFormat: 'text',
     logLevel: 'info',
     limits: resolveLimits(opts.limits),
   };
   // Tests log warnings and errors only, unless they capture the log: one line per request is noise here.
-  const running = await start(config, { ...(opts.runtime ? { runtime: opts.runtime } : {}), log: opts.log ?? logSink('text', 'warn') });
+  const running = await start(config, {
+    ...(opts.runtime ? { runtime: opts.runtime } : {}),
+    ...(opts.endProcess ? { endProcess: opts.endProcess } : {}),
+    log: opts.log ?? logSink('text', 'warn'),
+  });
   return Object.assign(running, { at: (path: string) => running.url + path });
 }
 

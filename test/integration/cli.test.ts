@@ -19,17 +19,20 @@ t.test('defaults, flags and environment variables', async (t) => {
     waitForStore: false,
     workers: 1,
     tenantConcurrency: 64,
+    maxRssMiB: 2048,
     logFormat: 'text',
     logLevel: 'info',
     limits: DEFAULT_LIMITS,
   });
-  t.match(parseConfig(['serve', '--workers', '3', '--store', 'sqlite:/x.db', '--tenant-concurrency', '5', '--log-format', 'json', '--log-level', 'warn'], {}).config, {
+  t.match(parseConfig(['serve', '--workers', '3', '--store', 'sqlite:/x.db', '--tenant-concurrency', '5', '--max-rss', '0', '--log-format', 'json', '--log-level', 'warn'], {}).config, {
     workers: 3,
     tenantConcurrency: 5,
+    maxRssMiB: 0,
     logFormat: 'json',
     logLevel: 'warn',
   });
   t.match(parseConfig(['serve', '--store', 'sqlite:/x.db'], { SVC_WORKERS: 'auto' }).config.workers, Number);
+  t.equal(parseConfig(['serve'], { SVC_MAX_RSS: '512' }).config.maxRssMiB, 512);
   t.throws(() => parseConfig(['serve', '--workers', '2', '--store', 'sqlite::memory:'], {}), /needs a store the workers share/);
   t.throws(() => parseConfig(['serve', '--log-format', 'xml'], {}), /--log-format must be text or json/);
   t.throws(() => parseConfig(['serve', '--log-level', 'loud'], {}), /--log-level must be one of/);

@@ -28,6 +28,9 @@ export interface Options {
   dev?: boolean;
   limits?: Partial<Limits>;
   sandbox?: SandboxOptions;
+  /** --max-rss and what ends the process over it (test/helpers/server.ts StartOptions). */
+  maxRssMiB?: number;
+  endProcess?: () => void;
 }
 
 /** A server for an app made of `files` in a temporary directory. */
@@ -38,6 +41,8 @@ export async function sandboxServer(files: AppFiles, opts: Options = {}): Promis
     appDir: dir,
     dev: opts.dev ?? false,
     ...(opts.limits ? { limits: opts.limits } : {}),
+    ...(opts.maxRssMiB !== undefined ? { maxRssMiB: opts.maxRssMiB } : {}),
+    ...(opts.endProcess ? { endProcess: opts.endProcess } : {}),
     log: textSink((line) => log.push(line)),
     ...(opts.sandbox ? { runtime: (scope) => createSandboxRuntime(scope, opts.sandbox) } : {}),
   });

@@ -1,0 +1,66 @@
+// The hard memory bound of the process that runs isolates (`--max-rss`).
+//
+// An isolate's `memoryLimit` is soft (isolated-vm's own documentation): V8 checks it between
+// allocations, so one large allocation (a 240 MB array filled in one call, a 500 MB string
+// flattened) passes it before the isolate is stopped, and the thread of a disposed isolate may go
+// on allocating inside a long native call. The process's resident memory is what the machine
+// feels, so it is what this guard bounds: sampled every SAMPLE_MS, and over the bound
+//   1. every isolate whose thread is running handler code is disposed (only running code can
+//      allocate; idle isolates are left alone): those requests are 503 `handler-memory-limit`;
+//   2. if the process is still over the bound GRACE_MS later (a thread that does not stop, memory
+//      the host holds), the process ends gracefully (`endProcess`: SIGTERM to itself, in-flight
+//      requests finish) and its supervisor starts another: the primary of `--workers`, or the
+//      container's restart policy.
+
+import type { Logger } from '../exchange/log.ts';
+import { busySlots } from './isolate-pool.ts';
+
+/** How often resident memory is read, in milliseconds (a read costs microseconds). */
+const SAMPLE_MS = 25;
+
+export interface MemoryGuardOptions {
+  /** The bound, in MiB of resident memory. */
+  readonly maxRssMiB: number;
+  readonly log: Logger;
+  /** How long the process may stay over the bound after its running isolates were disposed, in milliseconds. Default 3000. */
+  readonly graceMs?: number;
+  /** Resident memory now, in bytes. Default: the process's. */
+  readonly rss?: () => number;
+  /** Ends the process when it stays over the bound. */
+  readonly endProcess: () => void;
+}
+
+export interface MemoryGuard {
+  stop(): void;
+}
+
+export function guardMemory(opts: MemoryGuardOptions): MemoryGuard {
+  const bound = opts.maxRssMiB * 1024 * 1024;
+  const graceMs = opts.graceMs ?? 3000;
+  const rss = opts.rss ?? (() => process.memoryUsage.rss());
+  /** When the process was first seen over the bound in the current breach. */
+  let overSince: number | undefined;
+  let ended = false;
+  const timer = setInterval(() => {
+    const now = rss();
+    if (now <= bound) {
+      overSince = undefined;
+      return;
+    }
+    const mib = Math.round(now / 1024 / 1024);
+    const running = busySlots().filter((s) => !s.disposed);
+    if (running.length > 0) {
+      const apps = [...new Set(running.map((s) => s.app))].map((a) => `"${a}"`).join(', ');
+      opts.log.error(`memory: the process holds ${mib} MiB, over --max-rss ${opts.maxRssMiB} MiB: stopping the ${running.length} handler requests running (apps ${apps})`);
+      for (const s of running) s.dispose('process-memory');
+    }
+    overSince ??= performance.now();
+    if (!ended && performance.now() - overSince >= graceMs) {
+      ended = true;
+      opts.log.error(`FATAL: memory: the process still holds ${mib} MiB, over --max-rss ${opts.maxRssMiB} MiB, ${graceMs} ms after stopping its handlers; ending it so that it is restarted`);
+      opts.endProcess();
+    }
+  }, SAMPLE_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
