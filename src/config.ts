@@ -35,6 +35,12 @@ export interface Config {
   workers: number;
   /** Requests one app may have in progress at once, per process; more are 503 `tenant-busy`. Default 64. */
   tenantConcurrency: number;
+  /**
+   * A tenant with no request for this long releases its isolates and its store handle, and opens
+   * them again on its next request (README "Tenants"), in milliseconds; 0 keeps tenants open.
+   * Default 300 000 (5 minutes). Single-app mode keeps its app open.
+   */
+  tenantIdleMs: number;
   /** Log lines as `text` or `json`. Default text. */
   logFormat: LogFormat;
   /** Least level logged. Default info. */
@@ -51,6 +57,7 @@ export const DEFAULT_CONFIG: Readonly<Omit<Config, 'limits'>> = {
   waitForStore: false,
   workers: 1,
   tenantConcurrency: 64,
+  tenantIdleMs: 300_000,
   logFormat: 'text',
   logLevel: 'info',
 };

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuiltPlugins, Test as TapTest } from '@tapjs/test';
-import type { Config } from '../../src/config.ts';
+import { DEFAULT_CONFIG, type Config } from '../../src/config.ts';
 import { resolveLimits, type Limits } from '../../src/exchange/limits.ts';
 import { logSink, type LogSink } from '../../src/exchange/log.ts';
 import type { RuntimeFactory } from '../../src/exchange/runtime.ts';
@@ -23,6 +23,8 @@ export interface StartOptions {
   publicUrl?: string;
   limits?: Partial<Limits>;
   tenantConcurrency?: number;
+  /** Milliseconds a tenant idles before it is released; default the server's (5 minutes). */
+  tenantIdleMs?: number;
   waitForStore?: boolean;
   cors?: string[];
   /** The handler runtime; default the sandbox. */
@@ -63,6 +65,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     waitForStore: opts.waitForStore ?? false,
     workers: 1,
     tenantConcurrency: opts.tenantConcurrency ?? 64,
+    tenantIdleMs: opts.tenantIdleMs ?? DEFAULT_CONFIG.tenantIdleMs,
     logFormat: 'text',
     logLevel: 'info',
     limits: resolveLimits(opts.limits),
