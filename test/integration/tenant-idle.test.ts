@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from '../../src/tenancy/app.ts';
 import type { Release } from '../../src/tenancy/tenants.ts';
+import { startMongoWireServer } from '../mongo-wire/server.ts';
 import { makeApp, startServer, type TestServer } from '../helpers/server.ts';
 
 /** Short, so that the test idles quickly; the assertions do not depend on it being met on time. */
@@ -89,13 +90,10 @@ t.test('an idle tenant releases its isolates and store, and its next request reo
   t.match((await call(s, 'acme', 'POST', { text: 'next' })).headers.location, /\/resources\/notes\/2$/, 'ids carry on');
 });
 
-t.test('a request in flight keeps its tenant open past the idle time', async (t) => {
-  const s = await server(t, `sqlite:${join(data, 'svc.sqlite')}`);
-  let releases = 0;
-  s.apps.on('released', () => releases++);
-  // A request whose body arrives slowly holds the app from its headers to its answer.
+/** A POST to tenant `name` whose body is sent only when `finish()` is called: it holds the tenant meanwhile. */
+async function slowPost(s: TestServer, name: string): Promise<{ finish(): Promise<number> }> {
   const body = JSON.stringify({ text: 'slow' });
-  const req = request({ host: '127.0.0.1', port: s.port, method: 'POST', path: '/resources/notes', headers: { host: 'globex.localhost', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+  const req = request({ host: '127.0.0.1', port: s.port, method: 'POST', path: '/resources/notes', headers: { host: `${name}.localhost`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
   const answered = new Promise<number>((resolve, reject) => {
     req.on('response', (res) => {
       res.resume();
@@ -104,14 +102,27 @@ t.test('a request in flight keeps its tenant open past the idle time', async (t)
     req.on('error', reject);
   });
   req.write(body.slice(0, 3));
-  await until(() => s.apps.openTenants().includes('globex'), 'the tenant is open');
+  await until(() => s.apps.openTenants().includes(name), `tenant ${name} is open`);
+  return {
+    finish() {
+      req.end(body.slice(3));
+      return answered;
+    },
+  };
+}
+
+t.test('a request in flight keeps its tenant open past the idle time', async (t) => {
+  const s = await server(t, `sqlite:${join(data, 'svc.sqlite')}`);
+  let releases = 0;
+  s.apps.on('released', () => releases++);
+  // A request whose body arrives slowly holds the app from its headers to its answer.
+  const post = await slowPost(s, 'globex');
   // Whatever the machine's load, nothing may close the tenant while the request holds it.
   await new Promise((r) => setTimeout(r, IDLE_MS * 5));
   t.equal(releases, 0, 'not released under the request');
   t.ok(s.apps.openTenants().includes('globex'));
   const gone = released(s);
-  req.end(body.slice(3));
-  t.equal(await answered, 201);
+  t.equal(await post.finish(), 201);
   const [app] = await gone;
   t.equal(app.name, 'globex', 'released once the request was complete');
 });
@@ -126,4 +137,20 @@ t.test('a volatile store (sqlite::memory:) keeps its data: only the isolates are
   const list = await call(s, 'initech', 'GET');
   t.equal(list.headers['x-handled'], 'yes');
   t.same((list.json as { text: string }[]).map((m) => m.text), ['in memory']);
+});
+
+t.test('on MongoDB, a released tenant gives back its share of the client without closing it under another', async (t) => {
+  const wire = await startMongoWireServer();
+  t.teardown(() => wire.stop());
+  const s = await server(t, wire.uri);
+  // globex holds the shared client (a request in flight) while acme is used and released.
+  const post = await slowPost(s, 'globex');
+  const gone = released(s);
+  t.equal((await call(s, 'acme', 'POST', { text: 'in mongo' })).status, 201);
+  const [app] = await gone;
+  t.equal(app.name, 'acme');
+  await t.rejects(app.store.ping(), /closed/, "acme's store is closed");
+  t.equal(await post.finish(), 201, 'the other tenant still reaches the database');
+  const list = await call(s, 'acme', 'GET');
+  t.same((list.json as { text: string }[]).map((m) => m.text), ['in mongo'], 'reopened, with its data');
 });
