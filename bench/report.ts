@@ -222,7 +222,7 @@ export function markdown(info: RunInfo, groups: Readonly<Record<string, Group>>,
       return `- \`${key}\`: ${g.title}; ${bases.length === 1 ? 'baseline' : 'baselines'} ${bases.join(', ')}.`;
     }),
     '',
-    ...(scripts.length ? ['Sandbox checks (scripts of their own: `bench/reload-latency.ts`, `node --expose-gc bench/sandbox-memory.ts`):', '', scriptTable(scripts), ''] : []),
+    ...(scripts.length ? ['Checks that are scripts of their own (`SCRIPT_CHECKS` in `bench/scenarios.ts`: `bench/reload-latency.ts`, `node --expose-gc bench/sandbox-memory.ts`, `bench/noisy-neighbour.ts`, `bench/tenants-idle.ts`):', '', scriptTable(scripts), ''] : []),
     ...(memory.length ? ['Streaming: the server\'s resident memory (VmRSS, /proc) before the request and at its peak while the client reads the whole body.', '', memoryTable(memory), ''] : []),
     ...(failures.length ? ['Failed:', '', ...failures.map((r) => `- ${r.scenario.name}: ${r.failed}`), ''] : []),
     'Every run (req/s; ratios to the baseline) — and the medians of response size and CPU use (2 cores in all):',

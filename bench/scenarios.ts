@@ -284,6 +284,8 @@ export const SCRIPT_CHECKS: readonly { readonly file: string; readonly nodeArgs?
   { file: 'bench/reload-latency.ts', args: ['10'] },
   { file: 'bench/sandbox-memory.ts', nodeArgs: ['--expose-gc'], args: ['10'] },
   { file: 'bench/noisy-neighbour.ts', args: ['5'] },
+  // 100 tenants × 5 handlers; an idle time (ms) longer than touching them all takes, short enough to wait for.
+  { file: 'bench/tenants-idle.ts', args: ['100', '20000'] },
 ];
 
 export const MEMORY_CHECKS: readonly MemoryCheck[] = [

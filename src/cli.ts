@@ -17,10 +17,11 @@ import { App } from './tenancy/app.ts';
 const USAGE = `usage:
   svc serve [--app DIR] [--tenants DIR] [--port N] [--host ADDR] [--store URI] [--public-url URL] [--dev]
             [--wait-for-store] [--cors ORIGINS] [--workers N|auto] [--tenant-concurrency N] [--max-rss MIB] [--log-format text|json] [--log-level LEVEL] [limits]
+            [--wait-for-store] [--cors ORIGINS] [--workers N|auto] [--tenant-concurrency N] [--tenant-idle MS] [--log-format text|json] [--log-level LEVEL] [limits]
   svc check [--app DIR] [--types]
 
 limits: --max-body BYTES --max-url BYTES --request-timeout MS --cpu-limit MS --memory-limit MIB --max-output BYTES
-environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_WAIT_FOR_STORE SVC_CORS SVC_WORKERS SVC_TENANT_CONCURRENCY
+environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_WAIT_FOR_STORE SVC_CORS SVC_WORKERS SVC_TENANT_CONCURRENCY SVC_TENANT_IDLE
              SVC_LOG_FORMAT SVC_LOG_LEVEL SVC_MAX_BODY SVC_MAX_URL SVC_REQUEST_TIMEOUT SVC_CPU_LIMIT
              SVC_MEMORY_LIMIT SVC_MAX_OUTPUT`;
 
@@ -36,6 +37,7 @@ const OPTIONS = {
   workers: { env: 'SVC_WORKERS' },
   'tenant-concurrency': { env: 'SVC_TENANT_CONCURRENCY' },
   'max-rss': { env: 'SVC_MAX_RSS' },
+  'tenant-idle': { env: 'SVC_TENANT_IDLE' },
   'log-format': { env: 'SVC_LOG_FORMAT' },
   'log-level': { env: 'SVC_LOG_LEVEL' },
   'max-body': { env: 'SVC_MAX_BODY', limit: 'maxBodyBytes' },
@@ -99,6 +101,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
   const workers = workersRaw === undefined ? DEFAULT_CONFIG.workers : workersRaw === 'auto' ? autoWorkers() : integer('workers', workersRaw, 1);
   const concurrency = get('tenant-concurrency');
   const maxRss = get('max-rss');
+  const tenantIdle = get('tenant-idle');
   const logFormat = get('log-format') ?? DEFAULT_CONFIG.logFormat;
   if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) throw new UsageError(`--log-format must be ${LOG_FORMATS.join(' or ')}, not "${logFormat}"`);
   const logLevel = get('log-level') ?? DEFAULT_CONFIG.logLevel;
@@ -116,6 +119,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
     workers,
     tenantConcurrency: concurrency === undefined ? DEFAULT_CONFIG.tenantConcurrency : integer('tenant-concurrency', concurrency, 1),
     maxRssMiB: maxRss === undefined ? DEFAULT_CONFIG.maxRssMiB : integer('max-rss', maxRss, 0),
+    tenantIdleMs: tenantIdle === undefined ? DEFAULT_CONFIG.tenantIdleMs : integer('tenant-idle', tenantIdle, 0),
     logFormat: logFormat as LogFormat,
     logLevel: logLevel as LogLevel,
     limits,

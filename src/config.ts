@@ -41,6 +41,12 @@ export interface Config {
    * still over it 3 s later ends so that it is restarted. 0 turns it off. Default 2048.
    */
   maxRssMiB: number;
+  /**
+   * A tenant with no request for this long releases its isolates and its store handle, and opens
+   * them again on its next request (README "Tenants"), in milliseconds; 0 keeps tenants open.
+   * Default 300 000 (5 minutes). Single-app mode keeps its app open.
+   */
+  tenantIdleMs: number;
   /** Log lines as `text` or `json`. Default text. */
   logFormat: LogFormat;
   /** Least level logged. Default info. */
@@ -58,6 +64,7 @@ export const DEFAULT_CONFIG: Readonly<Omit<Config, 'limits'>> = {
   workers: 1,
   tenantConcurrency: 64,
   maxRssMiB: 2048,
+  tenantIdleMs: 300_000,
   logFormat: 'text',
   logLevel: 'info',
 };

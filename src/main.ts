@@ -40,6 +40,7 @@ export async function start(config: Config, wiring: Wiring = {}): Promise<Runnin
   const metrics = new Metrics({ isolates: () => apps.isolates(), ...(wiring.metricsText ? { render: wiring.metricsText } : {}) });
   const svc = createSvcServer({
     resolveApp: (host) => apps.resolve(host),
+    releaseApp: (app) => apps.release(app),
     limits: config.limits,
     dev: config.dev,
     log,

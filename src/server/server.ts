@@ -21,8 +21,13 @@ import type { Metrics } from './metrics.ts';
 import { HttpResponse } from './response.ts';
 
 export interface ServerOptions {
-  /** The app serving a request, from its Host header; undefined → 404 (unknown tenant). */
+  /**
+   * The app serving a request, from its Host header; undefined → 404 (unknown tenant). An app it
+   * returns is held for the request until `releaseApp(app)`, called once the request is complete
+   * (answered, failed or cut off): an idle tenant is closed only when no request holds it.
+   */
   resolveApp(host: string): Promise<ServedApp | undefined> | ServedApp | undefined;
+  releaseApp?(app: ServedApp): void;
   limits: Limits;
   dev: boolean;
   /** Origin of absolute URLs, `{tenant}` standing for the app's name; unset: `http://<Host>`. */
@@ -50,6 +55,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** What the request log and metrics learn of a request while it is served. */
 interface RequestState {
   tenant?: string;
+  /** The app resolveApp() gave the request, released when it is complete. */
+  app?: ServedApp;
   bytesIn: number;
   usage: { handlerCpuMs: number };
   /** It counts toward its app's requests in progress. */
@@ -165,6 +172,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     if (!HOST.test(host)) throw new SvcError('invalid-header', 'The Host header must be a host name or address with an optional port.');
     const app = await opts.resolveApp(host);
     if (!app) throw new SvcError('tenant-not-found', `No app is served for host ${JSON.stringify(req.headers.host ?? '')}.`);
+    state.app = app;
     state.tenant = app.name;
     // One app cannot take every request slot of the process: past its share it is told to retry.
     const inProgress = busy.get(app.name) ?? 0;
@@ -294,6 +302,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
             if (n === 0) busy.delete(state.tenant!);
             else busy.set(state.tenant!, n);
           }
+          if (state.app) opts.releaseApp?.(state.app);
           if (--inFlight === 0 && idle) idle();
         });
     },

@@ -22,3 +22,11 @@ export async function openStore(uri: string, name: string, options: OpenOptions 
   }
   throw new Error(`unknown store URI "${uri.replace(/\/\/[^@/?]*@/, '//…@')}": use sqlite:<path>, sqlite::memory:, mongodb://…, mongodb+srv://… or mongodb-memory`);
 }
+
+/**
+ * Whether a store URI keeps its data only while its store is open (`sqlite::memory:`,
+ * `mongodb-memory`): such a store is never closed to save memory, or its data would be gone.
+ */
+export function isVolatile(uri: string): boolean {
+  return uri === 'sqlite::memory:' || uri === 'mongodb-memory';
+}

@@ -1,37 +1,77 @@
-// Apps by Host: one app in single-app mode; in tenant mode a sub-directory per tenant, loaded on first use.
+// Apps by Host: one app in single-app mode; in tenant mode a sub-directory per tenant, opened on
+// first use and closed again when it idles (README "Tenants").
 
+import { EventEmitter } from 'node:events';
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config.ts';
+import type { ServedApp } from '../exchange/app.ts';
 import { Logger } from '../exchange/log.ts';
 import type { RuntimeFactory } from '../exchange/runtime.ts';
 import { SvcError } from '../errors.ts';
-import { openStore } from '../store/open.ts';
+import { isVolatile, openStore } from '../store/open.ts';
 import { storeUnavailable, type Store } from '../store/store.ts';
 import { App } from './app.ts';
 
 const TENANT_NAME = /^[a-z0-9-]+$/;
 
-export class Apps {
+/** A tenant's app while it is in the registry, and what holds it open. */
+interface Tenant {
+  readonly name: string;
+  app: Promise<App>;
+  /** Requests (and readiness probes) holding the app now, from resolve() to release(): it is never closed under one. */
+  held: number;
+  /** When the last request let go of it (performance.now(), ms). */
+  idleSince: number;
+  /** Looks again once `tenantIdleMs` may have passed since `idleSince`. */
+  timer: NodeJS.Timeout | undefined;
+  /** Why it left the registry (the next request opens the tenant afresh); it is closed once nothing holds it. */
+  retired: Release | undefined;
+}
+
+/** Why a tenant's app is closed while the server runs: it had no request for `tenantIdleMs`, or its directory is gone. */
+export type Release = 'idle' | 'removed';
+
+export interface AppsEvents {
+  /**
+   * A tenant's app was closed and left the registry: its isolates are disposed and its store is
+   * closed (a volatile store is kept for its next request).
+   */
+  released: [app: App, reason: Release];
+}
+
+export class Apps extends EventEmitter<AppsEvents> {
   #config: Config;
   #runtime: RuntimeFactory;
   #log: Logger;
   #single: App | undefined;
-  #tenants = new Map<string, Promise<App>>();
+  #tenants = new Map<string, Tenant>();
+  /** The registry entry of each tenant app, for release(). */
+  #tenantOf = new WeakMap<App, Tenant>();
+  /** Apps being closed, by tenant: its next app opens after, so a SQLite file has one handle at a time. */
+  #closing = new Map<string, Promise<void>>();
+  /** Volatile stores (`sqlite::memory:`, `mongodb-memory`) of idle-released tenants, whose data is the open handle: reused on their next request. */
+  #kept = new Map<string, Store>();
+  /** close() was called: no more idle timers. */
+  #stopped = false;
   /** Start-up checks are done (see summarize()). */
   #checked = false;
 
   constructor(config: Config, runtime: RuntimeFactory, log: Logger) {
+    super();
     this.#config = config;
     this.#runtime = runtime;
     this.#log = log;
   }
 
   async #open(name: string, dir: string, storeUri: string): Promise<App> {
-    let store: Store;
+    await this.#closing.get(name);
+    let store = this.#kept.get(name);
+    this.#kept.delete(name);
+    const kept = store !== undefined;
     try {
       // With --wait-for-store the store connects on first use; /readyz says when it can answer.
-      store = await openStore(storeUri, name, { lazy: this.#config.waitForStore });
+      store ??= await openStore(storeUri, name, { lazy: this.#config.waitForStore });
     } catch (err) {
       // At start-up (single-app mode) the message is the one line the CLI prints; for a tenant's
       // first request it is a 503 that says to retry, with the cause in the log only.
@@ -43,7 +83,8 @@ export class Apps {
     try {
       app = new App(name, dir, store, this.#runtime, this.#config.limits, name === '' ? this.#log : this.#log.child({ tenant: name }));
     } catch (err) {
-      await store.close();
+      if (kept) this.#kept.set(name, store);
+      else await store.close();
       throw err;
     }
     this.#opened.add(app);
@@ -66,24 +107,91 @@ export class Apps {
     // Checked on every request, so that tenants can be added and removed without a restart.
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
       const gone = this.#tenants.get(name);
-      if (gone) {
-        this.#tenants.delete(name);
-        void gone
-          .then((app) => {
-            this.#opened.delete(app);
-            return app.close();
-          })
-          .catch(() => {});
-      }
+      if (gone) this.#retire(gone, 'removed');
       return undefined;
     }
-    let app = this.#tenants.get(name);
-    if (!app) {
-      app = this.#open(name, dir, this.#config.store);
-      this.#tenants.set(name, app);
-      app.catch(() => this.#tenants.delete(name));
+    let tenant = this.#tenants.get(name);
+    if (!tenant) {
+      const t: Tenant = { name, app: undefined as never, held: 0, idleSince: performance.now(), timer: undefined, retired: undefined };
+      t.app = this.#open(name, dir, this.#config.store).then((app) => {
+        this.#tenantOf.set(app, t);
+        return app;
+      });
+      t.app.catch(() => {
+        if (this.#tenants.get(name) === t) this.#tenants.delete(name);
+      });
+      this.#tenants.set(name, t);
+      tenant = t;
     }
-    return app;
+    // Held from here, before the app is even open, until the server's release(): a request
+    // between now and then keeps the app from being closed under it.
+    tenant.held++;
+    return tenant.app;
+  }
+
+  /** The request that resolve() returned `app` for is complete (answered, failed or cut off). */
+  release(app: ServedApp): void {
+    const t = this.#tenantOf.get(app as App);
+    if (t) this.#letGo(t, true);
+  }
+
+  /** One hold of `t` ends; `used` when it was a request (a readiness probe does not keep a tenant open). */
+  #letGo(t: Tenant, used: boolean): void {
+    if (--t.held > 0) return;
+    if (used) t.idleSince = performance.now();
+    if (t.retired) this.#close(t, t.retired);
+    else this.#watchIdle(t);
+  }
+
+  /**
+   * Releases `t` once it has had no request for `tenantIdleMs`. One timer per idle tenant, not
+   * reset by each request: when it fires it looks at `idleSince` and waits the rest if needed.
+   */
+  #watchIdle(t: Tenant): void {
+    const idleMs = this.#config.tenantIdleMs;
+    if (idleMs === 0 || t.timer !== undefined || t.retired || this.#stopped) return;
+    t.timer = setTimeout(
+      () => {
+        t.timer = undefined;
+        // Held again: its last release() watches again.
+        if (t.held > 0 || t.retired) return;
+        if (performance.now() - t.idleSince < idleMs) this.#watchIdle(t);
+        else this.#retire(t, 'idle');
+      },
+      Math.max(0, t.idleSince + idleMs - performance.now()),
+    ).unref();
+  }
+
+  /** Takes `t` out of the registry and closes it once nothing holds it. */
+  #retire(t: Tenant, reason: Release): void {
+    if (t.retired) return;
+    t.retired = reason;
+    if (t.timer !== undefined) clearTimeout(t.timer);
+    t.timer = undefined;
+    if (this.#tenants.get(t.name) === t) this.#tenants.delete(t.name);
+    if (t.held === 0) this.#close(t, reason);
+  }
+
+  #close(t: Tenant, reason: Release): void {
+    const closing = t.app.then(
+      async (app) => {
+        this.#opened.delete(app);
+        // A volatile store's data is its open handle: an idle tenant keeps it (only its isolates go).
+        if (reason === 'idle' && isVolatile(this.#config.store)) {
+          await app.runtime.close();
+          this.#kept.set(t.name, app.store);
+        } else {
+          await app.close();
+        }
+        this.emit('released', app, reason);
+      },
+      () => {}, // it never opened: nothing to close
+    );
+    const done = closing.catch((err: unknown) => this.#log.child({ tenant: t.name }).error(`closing the app failed: ${(err as Error)?.message ?? err}`));
+    const settled = done.finally(() => {
+      if (this.#closing.get(t.name) === settled) this.#closing.delete(t.name);
+    });
+    this.#closing.set(t.name, settled);
   }
 
   /**
@@ -136,9 +244,16 @@ export class Apps {
   /** Why requests cannot be served yet, or undefined when they can (`/readyz`). */
   async ready(): Promise<string | undefined> {
     if (!this.#checked) return 'start-up checks are running';
-    const apps = [...(this.#single ? [Promise.resolve(this.#single)] : []), ...this.#tenants.values()];
-    const results = await Promise.allSettled(apps.map(async (a) => (await a).store.ping()));
-    return results.some((r) => r.status === 'rejected') ? 'the store cannot be reached' : undefined;
+    const tenants = [...this.#tenants.values()];
+    // Held while pinged, so that an idle release does not close a store under the probe.
+    for (const t of tenants) t.held++;
+    try {
+      const apps = [...(this.#single ? [Promise.resolve(this.#single)] : []), ...tenants.map((t) => t.app)];
+      const results = await Promise.allSettled(apps.map(async (a) => (await a).store.ping()));
+      return results.some((r) => r.status === 'rejected') ? 'the store cannot be reached' : undefined;
+    } finally {
+      for (const t of tenants) this.#letGo(t, false);
+    }
   }
 
   /** Isolates alive in every open app. */
@@ -148,11 +263,21 @@ export class Apps {
     return n;
   }
 
-  /** Apps opened so far (tenant mode opens on first request). */
+  /** Tenants open now (in the registry, opened or opening): what an idle release takes away. */
+  openTenants(): string[] {
+    return [...this.#tenants.keys()];
+  }
+
+  /** Apps opened so far and not closed (tenant mode opens on first request). */
   #opened = new Set<App>();
 
   async close(): Promise<void> {
-    const apps = [...(this.#single ? [Promise.resolve(this.#single)] : []), ...this.#tenants.values()];
+    this.#stopped = true;
+    for (const t of this.#tenants.values()) if (t.timer !== undefined) clearTimeout(t.timer);
+    const apps = [...(this.#single ? [Promise.resolve(this.#single)] : []), ...[...this.#tenants.values()].map((t) => t.app)];
     await Promise.allSettled(apps.map(async (a) => (await a).close()));
+    await Promise.allSettled(this.#closing.values());
+    await Promise.allSettled([...this.#kept.values()].map((s) => s.close()));
+    this.#kept.clear();
   }
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuiltPlugins, Test as TapTest } from '@tapjs/test';
-import type { Config } from '../../src/config.ts';
+import { DEFAULT_CONFIG, type Config } from '../../src/config.ts';
 import { resolveLimits, type Limits } from '../../src/exchange/limits.ts';
 import { logSink, type LogSink } from '../../src/exchange/log.ts';
 import type { RuntimeFactory } from '../../src/exchange/runtime.ts';
@@ -27,6 +27,8 @@ export interface StartOptions {
   maxRssMiB?: number;
   /** What ends the process over --max-rss (main.ts Wiring). */
   endProcess?: () => void;
+  /** Milliseconds a tenant idles before it is released; default the server's (5 minutes). */
+  tenantIdleMs?: number;
   waitForStore?: boolean;
   cors?: string[];
   /** The handler runtime; default the sandbox. */
@@ -68,6 +70,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     workers: 1,
     tenantConcurrency: opts.tenantConcurrency ?? 64,
     maxRssMiB: opts.maxRssMiB ?? 0,
+    tenantIdleMs: opts.tenantIdleMs ?? DEFAULT_CONFIG.tenantIdleMs,
     logFormat: 'text',
     logLevel: 'info',
     limits: resolveLimits(opts.limits),

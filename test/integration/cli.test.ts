@@ -20,6 +20,7 @@ t.test('defaults, flags and environment variables', async (t) => {
     workers: 1,
     tenantConcurrency: 64,
     maxRssMiB: 2048,
+    tenantIdleMs: 300_000,
     logFormat: 'text',
     logLevel: 'info',
     limits: DEFAULT_LIMITS,
@@ -33,6 +34,9 @@ t.test('defaults, flags and environment variables', async (t) => {
   });
   t.match(parseConfig(['serve', '--store', 'sqlite:/x.db'], { SVC_WORKERS: 'auto' }).config.workers, Number);
   t.equal(parseConfig(['serve'], { SVC_MAX_RSS: '512' }).config.maxRssMiB, 512);
+  t.equal(parseConfig(['serve', '--tenant-idle', '0'], { SVC_TENANT_IDLE: '500' }).config.tenantIdleMs, 0, '--tenant-idle 0 keeps tenants open');
+  t.equal(parseConfig(['serve'], { SVC_TENANT_IDLE: '500' }).config.tenantIdleMs, 500);
+  t.throws(() => parseConfig(['serve', '--tenant-idle', '5m'], {}), /--tenant-idle must be an integer ≥ 0/);
   t.throws(() => parseConfig(['serve', '--workers', '2', '--store', 'sqlite::memory:'], {}), /needs a store the workers share/);
   t.throws(() => parseConfig(['serve', '--log-format', 'xml'], {}), /--log-format must be text or json/);
   t.throws(() => parseConfig(['serve', '--log-level', 'loud'], {}), /--log-level must be one of/);
