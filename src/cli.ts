@@ -8,11 +8,8 @@ import { DEFAULT_CONFIG, type Config } from './config.ts';
 import { resolveLimits, type Limits } from './exchange/limits.ts';
 import { LOG_FORMATS, LOG_LEVELS, Logger, logSink, type LogFormat, type LogLevel } from './exchange/log.ts';
 import { autoWorkers, runPrimary, worker } from './cluster.ts';
-import { start } from './main.ts';
-import { createSandboxRuntime, endProcess, sandboxRuntime } from './sandbox/runtime.ts';
-import { loadTypeScript, typeErrors } from './sandbox/typecheck.ts';
-import { openStore } from './store/open.ts';
-import { App } from './tenancy/app.ts';
+// The server itself (main.ts, the sandbox, the stores) is imported where it runs, in the worker
+// processes and in `svc check`: the primary only forks and supervises, and stays small.
 
 const USAGE = `usage:
   svc serve [--app DIR] [--tenants DIR] [--port N] [--host ADDR] [--store URI] [--public-url URL] [--dev]
@@ -153,6 +150,8 @@ async function serve(config: Config): Promise<void> {
     runPrimary(config.workers, new Logger(logSink(config.logFormat, config.logLevel)), (url) => console.log(`svc listening on ${url} (${describe(config)})`));
     return;
   }
+  const { start } = await import('./main.ts');
+  const { createSandboxRuntime, endProcess } = await import('./sandbox/runtime.ts');
   const inWorker = cluster.isWorker;
   const running = await start(
     config,
@@ -167,6 +166,10 @@ async function serve(config: Config): Promise<void> {
                 endProcess();
               },
             }),
+          endProcess: () => {
+            worker.fatal(`passing --max-rss ${config.maxRssMiB} MiB`);
+            endProcess();
+          },
         }
       : {},
   );
@@ -199,9 +202,11 @@ async function serve(config: Config): Promise<void> {
  */
 export async function check(config: Config, out: (line: string) => void = console.log, options: CheckOptions = { types: false }): Promise<number> {
   // Before anything else: without TypeScript, --types cannot run at all.
+  const { loadTypeScript, typeErrors } = await import('./sandbox/typecheck.ts');
   const ts = options.types ? await loadTypeScript() : undefined;
   const dir = resolve(config.app);
   // Model problems are printed below, once each: the app's own log of them is not wanted here.
+  const [{ App }, { openStore }, { sandboxRuntime }] = await Promise.all([import('./tenancy/app.ts'), import('./store/open.ts'), import('./sandbox/runtime.ts')]);
   const app = new App('', dir, await openStore('sqlite::memory:', ''), sandboxRuntime, config.limits, new Logger(() => {}));
   let result;
   try {
