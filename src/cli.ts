@@ -13,12 +13,12 @@ import { autoWorkers, runPrimary, worker } from './cluster.ts';
 
 const USAGE = `usage:
   svc serve [--app DIR] [--tenants DIR] [--port N] [--host ADDR] [--store URI] [--public-url URL] [--dev]
-            [--wait-for-store] [--cors ORIGINS] [--workers N|auto] [--tenant-concurrency N] [--max-rss MIB] [--log-format text|json] [--log-level LEVEL] [limits]
-            [--wait-for-store] [--cors ORIGINS] [--workers N|auto] [--tenant-concurrency N] [--tenant-idle MS] [--log-format text|json] [--log-level LEVEL] [limits]
+            [--wait-for-store] [--cors ORIGINS] [--workers N|auto] [--tenant-concurrency N] [--tenant-idle MS] [--max-rss MIB]
+            [--log-format text|json] [--log-level LEVEL] [limits]
   svc check [--app DIR] [--types]
 
 limits: --max-body BYTES --max-url BYTES --request-timeout MS --cpu-limit MS --memory-limit MIB --max-output BYTES
-environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_WAIT_FOR_STORE SVC_CORS SVC_WORKERS SVC_TENANT_CONCURRENCY SVC_TENANT_IDLE
+environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_WAIT_FOR_STORE SVC_CORS SVC_WORKERS SVC_TENANT_CONCURRENCY SVC_TENANT_IDLE SVC_MAX_RSS
              SVC_LOG_FORMAT SVC_LOG_LEVEL SVC_MAX_BODY SVC_MAX_URL SVC_REQUEST_TIMEOUT SVC_CPU_LIMIT
              SVC_MEMORY_LIMIT SVC_MAX_OUTPUT`;
 

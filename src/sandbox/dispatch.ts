@@ -110,7 +110,7 @@ function faultError(slot: Slot, call: Call, err: unknown, ex: Exchange): SvcErro
   const { limits, log } = ex;
   const message = String((err as Error)?.message ?? err);
   const fault = call.breach ?? slot.fault ?? (/memory limit/i.test(message) ? 'memory' : undefined);
-  if (!slot.disposed) slot.dispose('closed'); // an unexpected failure: do not reuse it
+  slot.dispose(fault ?? 'closed'); // an unexpected failure: do not reuse it; a fault the pool should know of
   log.warn(`isolate replaced (${fault ?? message})`);
   switch (fault) {
     case 'cpu':

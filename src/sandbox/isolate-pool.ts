@@ -23,6 +23,15 @@ import { Watchdog } from './watchdog.ts';
 
 export type Fault = 'cpu' | 'wall' | 'request' | 'memory' | 'process-memory' | 'closed' | 'catastrophic';
 
+/**
+ * After one of an app's requests broke its CPU, time or memory limit, the app may have only one isolate
+ * for this long, in milliseconds (each new breach starts it again): an app whose requests spin
+ * then keeps at most one thread busy, not `maxIsolates`, and the other apps share the other cores.
+ */
+const PENALTY_MS = 10_000;
+/** Faults that put an app in the penalty: its own code broke a limit. */
+const PENALISED: ReadonlySet<Fault | undefined> = new Set(['cpu', 'wall', 'request', 'memory']);
+
 /** Requests queued on one isolate at most; more wait for a place. */
 const PIPELINE_DEPTH = 8;
 /** A request running this long is probably spinning or waiting: new requests avoid its isolate, in milliseconds. */
@@ -210,6 +219,8 @@ export class Pool {
   readonly #waiters: { alone: boolean; resolve(s: Slot): void; reject(e: unknown): void }[] = [];
   #creating = 0;
   #closed = false;
+  /** Until when (performance.now()) the app may have one isolate only; see PENALTY_MS. */
+  #penaltyUntil = 0;
   #reaper: NodeJS.Timeout | undefined;
 
   constructor(app: string, limits: Limits, onCatastrophicError: (message: string) => void) {
@@ -220,6 +231,11 @@ export class Pool {
 
   get size(): number {
     return this.#slots.length + this.#creating + this.#draining.size;
+  }
+
+  /** Isolates the app may have now. */
+  #cap(): number {
+    return performance.now() < this.#penaltyUntil ? 1 : this.#limits.maxIsolates;
   }
 
   /**
@@ -255,8 +271,12 @@ export class Pool {
   #pick(alone: boolean): Slot | undefined {
     let best: Slot | undefined;
     let bestScore = Infinity;
+    const cap = this.#cap();
+    let live = 0;
     for (const s of this.#slots) {
       if (s.disposed) continue;
+      // In the penalty only the first `cap` live isolates take requests; the others are reaped when idle.
+      if (live++ >= cap) break;
       if (s.reserved === 0) return s;
       if (s.reserved >= PIPELINE_DEPTH) continue;
       const score = s.reserved + (s.watchdog.runningMs > STUCK_MS ? PIPELINE_DEPTH : 0);
@@ -265,13 +285,13 @@ export class Pool {
         bestScore = score;
       }
     }
-    if (alone || this.size < this.#limits.maxIsolates) return undefined;
+    if (alone || this.size < cap) return undefined;
     return best;
   }
 
   /** Starts creating one more isolate, if the limit allows. */
   #grow(): void {
-    if (this.size >= this.#limits.maxIsolates || this.#closed) return;
+    if (this.size >= this.#cap() || this.#closed) return;
     this.#creating++;
     Slot.create(this.#app, this.#limits, this.#onCatastrophicError).then(
       (slot) => {
@@ -305,6 +325,11 @@ export class Pool {
     const i = this.#slots.indexOf(slot);
     if (i >= 0) this.#slots.splice(i, 1);
     if (!slot.disposed) slot.dispose('closed');
+    if (PENALISED.has(slot.fault)) {
+      this.#penaltyUntil = performance.now() + PENALTY_MS;
+      // Idle isolates beyond the one allowed go now; busy ones finish what they hold.
+      for (const idle of this.#slots.filter((s) => s.reserved === 0 && !s.disposed).slice(1)) this.#remove(idle);
+    }
     if (slot.threadBusy && !this.#closed) {
       this.#draining.add(slot);
       slot.onIdleThread = () => {
