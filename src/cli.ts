@@ -17,10 +17,10 @@ const USAGE = `usage:
             [--log-format text|json] [--log-level LEVEL] [limits]
   svc check [--app DIR] [--types]
 
-limits: --max-body BYTES --max-url BYTES --request-timeout MS --cpu-limit MS --memory-limit MIB --max-output BYTES
+limits: --max-body BYTES --max-url BYTES --request-timeout MS --cpu-limit MS --memory-limit MIB --max-output BYTES --store-limit MS
 environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_WAIT_FOR_STORE SVC_CORS SVC_WORKERS SVC_TENANT_CONCURRENCY SVC_TENANT_IDLE SVC_MAX_RSS
              SVC_LOG_FORMAT SVC_LOG_LEVEL SVC_MAX_BODY SVC_MAX_URL SVC_REQUEST_TIMEOUT SVC_CPU_LIMIT
-             SVC_MEMORY_LIMIT SVC_MAX_OUTPUT`;
+             SVC_MEMORY_LIMIT SVC_MAX_OUTPUT SVC_STORE_LIMIT`;
 
 /** Flag → environment variable → config key, as data. */
 const OPTIONS = {
@@ -43,6 +43,7 @@ const OPTIONS = {
   'cpu-limit': { env: 'SVC_CPU_LIMIT', limit: 'cpuLimitMs' },
   'memory-limit': { env: 'SVC_MEMORY_LIMIT', limit: 'memoryLimitMiB' },
   'max-output': { env: 'SVC_MAX_OUTPUT', limit: 'maxOutputBytes' },
+  'store-limit': { env: 'SVC_STORE_LIMIT', limit: 'storeLimitMs' },
 } as const satisfies Record<string, { env: string; limit?: keyof Limits }>;
 
 class UsageError extends Error {}

@@ -42,6 +42,7 @@ export const CATALOGUE = {
   'sandbox-unavailable': { status: 503, title: 'Service Unavailable', fix: 'No handler isolate could take the request (the sandbox is restarting); retry shortly.' },
   'tenant-busy': { status: 503, title: 'Service Unavailable', fix: 'This app has as many requests in progress as the server allows one app (--tenant-concurrency); retry after the Retry-After seconds.' },
   'not-ready': { status: 503, title: 'Service Unavailable', fix: 'The server is starting or cannot reach its store (see `detail`); /readyz turns 200 when it can serve.' },
+  'store-time-limit': { status: 503, title: 'Service Unavailable', fix: 'The query made the store work longer than one query may (5 s by default): narrow it with a condition that reads an index (exact, in, startswith, a range) rather than contains, endswith, the case-insensitive conditions, month or day, and page it with count.' },
   'store-unavailable': { status: 503, title: 'Service Unavailable', fix: 'The data store could not be reached, or was too busy to answer in time: retry after the seconds in Retry-After.' },
 } as const satisfies Record<string, CatalogueEntry>;
 

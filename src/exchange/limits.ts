@@ -28,6 +28,14 @@ export interface Limits {
    * store runs outside the isolate's CPU limit. Default 1000; over it, further calls throw an Error.
    */
   readonly modelLimitMs: number;
+  /**
+   * Store time one query may use, in milliseconds: time the engine works on it (not time waiting
+   * for a slow client between members). A list is two queries, its count and its members. Default
+   * 5000; past it the engine stops the query: 503 `store-time-limit` (or the connection is cut
+   * once the list was committed). A model-API call gets the smaller of this and what is left of
+   * modelLimitMs.
+   */
+  readonly storeLimitMs: number;
   /** Heap of one isolate, in MiB (isolated-vm `memoryLimit`; minimum 8). Default 64; over it: 503 `handler-memory-limit`, isolate replaced. */
   readonly memoryLimitMiB: number;
   /** Body bytes one handler response may write (echo, render). Default 16 MiB; over it: 503 `handler-output-limit`, or the connection is cut. */
@@ -73,6 +81,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   wallLimitMs: 1000,
   requestLimitMs: 30_000,
   modelLimitMs: 1000,
+  storeLimitMs: 5000,
   memoryLimitMiB: 64,
   maxOutputBytes: 16 * 1024 * 1024,
   maxResultBytes: 8 * 1024 * 1024,

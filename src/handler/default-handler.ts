@@ -74,10 +74,11 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   const rep = ex.representation;
   const query: Query = parseQuery(model, ex.params, rep.defaultOrder, new Set([`${model.name}Id`]));
   const store = ex.store;
-  const total = await store.count(model, query.filters);
+  const read = { timeMs: ex.limits.storeLimitMs };
+  const total = await store.count(model, query.filters, read);
   let newest: string | undefined;
   if (rep.needsNewest) {
-    for await (const m of store.list(model, { filters: query.filters, order: [{ field: 'updated', desc: true }], start: 0, count: 1 })) newest = m.updated;
+    for await (const m of store.list(model, { filters: query.filters, order: [{ field: 'updated', desc: true }], start: 0, count: 1 }, read)) newest = m.updated;
   }
   const paged = ex.params.has('start') || ex.params.has('count');
   const links: { first?: string; next?: string; prev?: string } = {};
@@ -98,7 +99,7 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   let chunks: AsyncIterable<string>;
   if (collected) {
     let count = 0;
-    const source = store.list(model, query);
+    const source = store.list(model, query, read);
     const members = (async function* () {
       for await (const m of source) {
         if (count++ < MAX_COLLECTED) collected.add(m);
@@ -108,7 +109,7 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
     chunks = rep.renderCollection(ctx, members);
   } else {
     // Members as the store keeps their JSON, when the representation can use it: no objects built.
-    chunks = rep.renderJsonTexts ? rep.renderJsonTexts(ctx, store.listJson(model, query)) : rep.renderCollection(ctx, store.list(model, query));
+    chunks = rep.renderJsonTexts ? rep.renderJsonTexts(ctx, store.listJson(model, query, read)) : rep.renderCollection(ctx, store.list(model, query, read));
   }
   // A list that fits in SMALL_BODY goes out in one write with Content-Length; a larger one
   // streams (chunked), so memory stays flat however many members it has.

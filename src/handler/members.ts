@@ -5,7 +5,7 @@ import { parseQuery } from '../model/query.ts';
 import type { Member, Model, Order, Query } from '../model/types.ts';
 import { validateCreate, validateUpdate } from '../model/validate.ts';
 import { DEFAULT_LIMITS } from '../exchange/limits.ts';
-import type { Store } from '../store/store.ts';
+import type { ReadOptions, Store } from '../store/store.ts';
 
 /** The most members one model-API `list()` call returns; page with start/count beyond it. */
 export const MODEL_API_MAX_LIST = 10_000;
@@ -112,19 +112,19 @@ export function toQuery(model: Model, params: Record<string, unknown>, defaultOr
  * The members a query selects, at most MODEL_API_MAX_LIST of them and `maxBytes` of their JSON:
  * over that it stops reading the store (which ends the store's cursor) and throws ResultTooLarge.
  */
-export async function listMembers(store: Store, model: Model, params: Record<string, unknown> = {}, maxBytes = DEFAULT_LIMITS.maxResultBytes): Promise<Member[]> {
+export async function listMembers(store: Store, model: Model, params: Record<string, unknown> = {}, maxBytes = DEFAULT_LIMITS.maxResultBytes, read: ReadOptions = {}): Promise<Member[]> {
   const q = toQuery(model, params);
   const query: Query = { ...q, count: Math.min(q.count ?? MODEL_API_MAX_LIST, MODEL_API_MAX_LIST) };
   const found = new ResultCollector(maxBytes);
-  for await (const m of store.list(model, query)) {
+  for await (const m of store.list(model, query, read)) {
     if (!found.add(m)) throw new ResultTooLarge(maxBytes);
   }
   return found.members!;
 }
 
-export async function countMembers(store: Store, model: Model, params: Record<string, unknown> = {}): Promise<number> {
+export async function countMembers(store: Store, model: Model, params: Record<string, unknown> = {}, read: ReadOptions = {}): Promise<number> {
   const query = toQuery(model, params);
-  return store.count(model, query.filters);
+  return store.count(model, query.filters, read);
 }
 
 export async function getMember(store: Store, model: Model, id: unknown): Promise<Member | null> {

@@ -3,6 +3,20 @@
 import { SvcError } from '../errors.ts';
 import type { Filter, Member, MemberData, Model, Order, Query, Value } from '../model/types.ts';
 
+/** Options of a read. */
+export interface ReadOptions {
+  /**
+   * Store time this read may use, in milliseconds: time the engine works on it, not time spent
+   * waiting for the caller to take the next member. Default DEFAULT_STORE_TIME_MS; past it the
+   * read throws `storeTimeLimit` (the engine stops the query: SQLite through a check it makes
+   * while scanning, MongoDB through `maxTimeMS`).
+   */
+  readonly timeMs?: number;
+}
+
+/** Store time one read may use by default, in milliseconds (Limits.storeLimitMs). */
+export const DEFAULT_STORE_TIME_MS = 5_000;
+
 /** Result of a conditional write. */
 export type WriteResult<T> = { ok: true; value: T } | { ok: false; reason: 'not-found' | 'conflict' };
 
@@ -33,15 +47,15 @@ export interface Store {
   /** Prepares the storage of a model (table or collection, and indexes) now rather than on first use; idempotent. */
   ensure(model: Model): Promise<void>;
   /** Members matching `query`, in its order, streamed. */
-  list(model: Model, query: Query): AsyncIterable<Member>;
+  list(model: Model, query: Query, options?: ReadOptions): AsyncIterable<Member>;
   /**
    * The same members as `list`, each as the JSON text `JSON.stringify` gives for it. A store may
    * keep that text with each member, written once per write, so that a page builds no objects;
    * `jsonTexts` is the form for a store that does not.
    */
-  listJson(model: Model, query: Query): AsyncIterable<string>;
+  listJson(model: Model, query: Query, options?: ReadOptions): AsyncIterable<string>;
   /** How many members match the filters; with no filters it reads a count the store keeps. */
-  count(model: Model, filters: readonly Filter[]): Promise<number>;
+  count(model: Model, filters: readonly Filter[], options?: ReadOptions): Promise<number>;
   get(model: Model, id: number): Promise<Member | null>;
   /** Assigns the next id (1, 2, …, never reused) and stores `updated` as given. */
   insert(model: Model, data: MemberData, updated: string): Promise<Member>;
@@ -156,4 +170,15 @@ export function storeUnavailable(cause?: unknown): SvcError {
   });
   if (cause !== undefined) Object.defineProperty(err, 'cause', { value: cause, enumerable: false });
   return err;
+}
+
+/**
+ * The 503 of a read that ran over its store time (ReadOptions.timeMs). No Retry-After: the same
+ * query would run over again; a narrower one (an indexed condition, a page) does not.
+ */
+export function storeTimeLimit(timeMs: number): SvcError {
+  return new SvcError(
+    'store-time-limit',
+    `The query ran over the ${Math.round(timeMs)} ms of store time one query may use: narrow it with a condition that reads an index (exact, in, startswith, a range), or page it with count.`,
+  );
 }

@@ -106,9 +106,15 @@ export function runMongoSuite(t: Test, uri: string, options: Pick<StoreSuiteOpti
     t.match(command, { find: 'notes', filter: { n: { $gte: 3 } }, skip: 2, limit: 5 });
     t.same([...(command.sort instanceof Map ? command.sort : Object.entries(command.sort))], [['n', -1], ['_id', 1]], 'sorted by n descending, ties by _id');
     t.notOk(seen.some((e) => e.commandName === 'getMore'), 'a page comes in one batch');
+    t.equal(command.maxTimeMS, 5000, 'the server stops a find past the store time of a query (README "Storage")');
+    seen.length = 0;
+    await collect(store.list(model, query({ filters: [filter('n', 'gte', 3)] }), { timeMs: 250.4 }));
+    t.equal(seen.find((e) => e.commandName === 'find')?.command.maxTimeMS, 251, 'a model-API call passes what is left of its budget');
     seen.length = 0;
     t.equal(await store.count(model, [filter('n', 'lt', 2)]), 10);
-    t.ok(seen.some((e) => e.commandName === 'aggregate' && JSON.stringify(e.command.pipeline[0]) === JSON.stringify({ $match: { n: { $lt: 2 } } })), 'a filtered count is countDocuments');
+    const counted = seen.find((e) => e.commandName === 'aggregate' && JSON.stringify(e.command.pipeline[0]) === JSON.stringify({ $match: { n: { $lt: 2 } } }));
+    t.ok(counted, 'a filtered count is countDocuments');
+    t.equal(counted?.command.maxTimeMS, 5000, 'bounded in time too');
     seen.length = 0;
     t.equal(await store.count(model, []), 30);
     t.ok(seen.some((e) => e.commandName === 'count' && e.command.query === undefined), 'an unfiltered count is estimatedDocumentCount');

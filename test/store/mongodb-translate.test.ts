@@ -282,3 +282,12 @@ t.test('the model API (svc.collection().list/create): a 400, or literal values',
   await t.rejects(createMember(store, MODEL, { $where: '1' }), { status: 400, code: 'invalid-member' });
   await t.rejects(createMember(store, MODEL, { name: { $gt: '' } }), { status: 400, code: 'invalid-member' });
 });
+
+t.test("MongoDB's MaxTimeMSExpired of a read is its store-time limit, other server errors keep their meaning", async (t) => {
+  const { MongoServerError } = await import('mongodb');
+  const { readError } = await import('../../src/store/mongodb/errors.ts');
+  const expired = readError(new MongoServerError({ code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' }), 250);
+  t.match(expired, { code: 'store-time-limit', status: 503 });
+  t.match((expired as SvcError).message, /250 ms of store time/);
+  t.match(readError(new MongoServerError({ code: 91, errmsg: 'shutting down' }), 250), { code: 'store-unavailable' });
+});

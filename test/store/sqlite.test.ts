@@ -24,6 +24,25 @@ t.test('conformance: sqlite file', async (t) => {
   runStoreSuiteOn(t, `sqlite:${join(t.testdir(), 'svc.sqlite')}`);
 });
 
+t.test('a read past its store time is stopped by the engine: store-time-limit, nothing changed', async (t) => {
+  for (const uri of ['sqlite::memory:', `sqlite:${join(t.testdir(), 'svc.sqlite')}`]) {
+    const store = await openSqliteStore(uri, '');
+    t.teardown(() => store.close());
+    const model = makeModel('notes', { text: 'text' });
+    // 2,000 members of 1 KB: a case-insensitive scan of them takes far longer than 10 µs.
+    await Promise.all(Array.from({ length: 2000 }, (_, i) => store.insert(model, { text: `Note ${i} `.padEnd(1000, 'x') }, stamp(i))));
+    const heavy = [filter('text', 'icontains', 'zzz')];
+    const where = uri.endsWith(':memory:') ? 'on the event loop' : 'in a reader thread';
+    await t.rejects(store.count(model, heavy, { timeMs: 0.01 }), { code: 'store-time-limit', status: 503 }, `a count ${where}`);
+    await t.rejects(collect(store.list(model, query({ filters: heavy }), { timeMs: 0.01 })), { code: 'store-time-limit' }, `a list ${where}`);
+    // A scan that no other condition narrows (ne) checks its deadline every 16 ids too.
+    await t.rejects(store.count(model, [filter('text', 'ne', 'x')], { timeMs: 0.01 }), { code: 'store-time-limit' }, `a count without a JS condition ${where}`);
+    t.equal(await store.count(model, []), 2000, 'the data is as it was');
+    t.equal(await store.count(model, heavy), 0, 'and the same query with its time is answered');
+    t.equal((await collect(store.list(model, query({ filters: [filter('text', 'icontains', 'NOTE 1999 ')] })))).length, 1);
+  }
+});
+
 t.test('SQL translation binds every value', async (t) => {
   const shape: TableShape = {
     table: 'things',
@@ -64,16 +83,19 @@ t.test('SQL translation binds every value', async (t) => {
   t.notMatch(selectSql(shape, q({})).sql, 'LIMIT', 'no slice: no LIMIT');
   t.match(selectSql(shape, q({ order: order('s', 'id', 'd') })).sql, / ORDER BY "s", "id"$/, 'nothing after id');
 
+  // Every query's scan checks its deadline (src/store/sqlite/deadline.ts) on every 16th id, first.
+  const CHECK = '(("id" & 15) <> 0 OR svc_deadline())';
   const starts = countSql(shape, [filter('s', 'startswith', 'ab%')]);
   const utf8 = (s: string) => new TextEncoder().encode(s);
-  t.equal(starts.sql, 'SELECT count(*) FROM "things" WHERE ("s" >= ? AND "s" < ? AND substr(CAST("s" AS BLOB), 1, ?) = ?)');
+  t.equal(starts.sql, `SELECT count(*) FROM "things" WHERE ${CHECK} AND ("s" >= ? AND "s" < ? AND substr(CAST("s" AS BLOB), 1, ?) = ?)`);
   t.same(starts.params, ['ab%', 'ab&', 3, utf8('ab%')], 'a range for the index, then the exact prefix');
   t.same(countSql(shape, [filter('s', 'istartswith', 'ÉC')]).params, [3, utf8('éc')], 'folded in JS, no range');
   t.same(countSql(shape, [filter('s', 'endswith', '😀x')]).params, [-5, utf8('😀x')], 'lengths in UTF-8 bytes');
   t.same(countSql(shape, [filter('d', 'year', 999)]).params, ['0999-', '0999.']);
   t.same(countSql(shape, [filter('d', 'month', 3)]).params, ['03']);
-  t.equal(countSql(shape, [filter('d', 'year', 10000)]).sql, 'SELECT count(*) FROM "things" WHERE (0)');
-  t.equal(countSql(shape, [filter('s', 'in', [])]).sql, 'SELECT count(*) FROM "things" WHERE (0)');
+  t.equal(countSql(shape, [filter('d', 'year', 10000)]).sql, `SELECT count(*) FROM "things" WHERE ${CHECK} AND (0)`);
+  t.equal(countSql(shape, [filter('s', 'in', [])]).sql, `SELECT count(*) FROM "things" WHERE ${CHECK} AND (0)`);
+  t.match(selectSql(shape, q({})).sql, `FROM "things" WHERE ${CHECK} ORDER BY`, 'a scan checks its deadline even without filters');
   t.throws(() => countSql(shape, [filter('nope', 'exact', 1)]), /no field nope/);
 });
 

@@ -1,7 +1,7 @@
 // Driver errors as the server reports them: a database that cannot answer is 503 store-unavailable.
 
 import { MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError } from 'mongodb';
-import { storeUnavailable } from '../store.ts';
+import { storeTimeLimit, storeUnavailable } from '../store.ts';
 
 /** Error labels the driver or server put on errors that a later attempt may not meet. */
 const TRANSIENT_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'ResetPool', 'SystemOverloadedError', 'RetryableError'];
@@ -76,6 +76,12 @@ export function isDuplicateKey(e: unknown): boolean {
  */
 export function storeError(e: unknown): unknown {
   return isUnavailable(e) ? storeUnavailable(e) : e;
+}
+
+/** A read's storeError: MaxTimeMSExpired (50) of the `maxTimeMS` it set is its time limit, not an outage. */
+export function readError(e: unknown, timeMs: number): unknown {
+  if (e instanceof MongoServerError && e.code === 50) return storeTimeLimit(timeMs);
+  return storeError(e);
 }
 
 /** Dropping an index that is not there (IndexNotFound, 27; no collection yet, NamespaceNotFound, 26) is no error. */

@@ -2,10 +2,10 @@
 
 import type { Collection, Db, Document } from 'mongodb';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
-import { jsonTexts, modelSignature, type Store, type WriteResult } from '../store.ts';
+import { DEFAULT_STORE_TIME_MS, jsonTexts, modelSignature, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { acquireClient, clientOptions, databaseName, redact } from './connection.ts';
 import { fieldKey, replacement, toDocument, toMember, writtenMember } from './documents.ts';
-import { ignoreMissingIndex, isDuplicateKey, storeError } from './errors.ts';
+import { ignoreMissingIndex, isDuplicateKey, readError, storeError } from './errors.ts';
 import { acquireMemoryServer } from './memory.ts';
 import { translateFilters, translateQuery } from './translate.ts';
 
@@ -83,32 +83,36 @@ class MongoStore implements Store {
     await this.#collection(model);
   }
 
-  async *list(model: Model, query: Query): AsyncIterable<Member> {
+  async *list(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<Member> {
     const c = await this.#collection(model);
     const { filter, sort, skip, limit } = translateQuery(model, query);
+    const timeMs = readTime(options);
     // Filter, sort, skip and limit all run in the server; members arrive in batches as they are read.
-    const cursor = c.find(filter, { sort, ...(skip > 0 ? { skip } : {}), ...(limit !== undefined ? { limit } : {}) });
+    // maxTimeMS bounds the server's work on the cursor (its getMore batches included), not the
+    // time between batches: https://www.mongodb.com/docs/manual/reference/method/cursor.maxTimeMS/
+    const cursor = c.find(filter, { sort, maxTimeMS: timeMs, ...(skip > 0 ? { skip } : {}), ...(limit !== undefined ? { limit } : {}) });
     try {
       for await (const doc of cursor) yield toMember(model, doc);
     } catch (e) {
-      throw storeError(e);
+      throw readError(e, timeMs);
     } finally {
       // Also when the consumer stops early: the server forgets the cursor.
       await cursor.close().catch(() => {});
     }
   }
 
-  listJson(model: Model, query: Query): AsyncIterable<string> {
-    return jsonTexts(this.list(model, query));
+  listJson(model: Model, query: Query, options?: ReadOptions): AsyncIterable<string> {
+    return jsonTexts(this.list(model, query, options));
   }
 
-  async count(model: Model, filters: readonly Filter[]): Promise<number> {
+  async count(model: Model, filters: readonly Filter[], options: ReadOptions = {}): Promise<number> {
     const c = await this.#collection(model);
+    const timeMs = readTime(options);
     try {
       // Without filters, the count the server keeps in the collection's metadata: no scan.
-      return filters.length === 0 ? await c.estimatedDocumentCount() : await c.countDocuments(translateFilters(model, filters));
+      return filters.length === 0 ? await c.estimatedDocumentCount() : await c.countDocuments(translateFilters(model, filters), { maxTimeMS: timeMs });
     } catch (e) {
-      throw storeError(e);
+      throw readError(e, timeMs);
     }
   }
 
@@ -242,4 +246,9 @@ class MongoStore implements Store {
     this.#byModel.set(model, entry);
     return entry.ready;
   }
+}
+
+/** The `maxTimeMS` of a read: whole milliseconds, at least 1 (0 would mean no limit). */
+function readTime(options: ReadOptions): number {
+  return Math.max(1, Math.ceil(options.timeMs ?? DEFAULT_STORE_TIME_MS));
 }

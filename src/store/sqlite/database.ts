@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { LOWER_FUNCTION, lowerCase } from './sql.ts';
+import { Deadline, installFunctions } from './deadline.ts';
 
 /** How long a write waits for another connection's lock before failing, in milliseconds. */
 export const BUSY_TIMEOUT_MS = 5_000;
@@ -24,8 +24,8 @@ export function sqlitePath(uri: string, name: string): string {
   return join(dirname(path), `${basename(path, ext)}.${name}${ext}`);
 }
 
-/** Opens (creating its directory) and configures a database file, or `:memory:`. */
-export function openDatabase(path: string): DatabaseSync {
+/** Opens (creating its directory) and configures a database file, or `:memory:`; `deadline` bounds its queries. */
+export function openDatabase(path: string, deadline = new Deadline()): DatabaseSync {
   const file = path !== ':memory:';
   if (file) mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
@@ -39,7 +39,7 @@ export function openDatabase(path: string): DatabaseSync {
   }
   // The schema holds only our own tables and triggers; never run app functions from it.
   db.exec('PRAGMA trusted_schema = OFF');
-  db.function(LOWER_FUNCTION, { deterministic: true, directOnly: true }, lowerCase);
+  installFunctions(db, deadline);
   return db;
 }
 

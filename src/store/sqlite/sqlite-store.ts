@@ -2,12 +2,14 @@
 
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
-import { modelSignature, type Store, type WriteResult } from '../store.ts';
+import { DEFAULT_STORE_TIME_MS, modelSignature, storeTimeLimit, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { openDatabase, sqlitePath } from './database.ts';
+import { Allowance, Deadline, isTimeUp } from './deadline.ts';
+import { readers } from './readers.ts';
 import { GroupCommit } from './group-commit.ts';
 import { memberText, toMember, values, written } from './rows.ts';
 import { BOOKKEEPING_SQL, IF_UPDATED, migrate, SHAPE_COLUMN, TEXT_COLUMN, type Collection } from './schema.ts';
-import { countSql, quoteIdent, selectSql } from './sql.ts';
+import { countSql, quoteIdent, scans, selectSql, type Sql } from './sql.ts';
 import { Statements } from './statements.ts';
 
 /**
@@ -21,11 +23,28 @@ const SMALL_PAGE = 32;
 const TEXT_COLUMNS = ['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ');
 
 export async function openSqliteStore(uri: string, name: string): Promise<Store> {
-  return new SqliteStore(openDatabase(sqlitePath(uri, name)));
+  const path = sqlitePath(uri, name);
+  const deadline = new Deadline();
+  return new SqliteStore(openDatabase(path, deadline), deadline, path === ':memory:' ? undefined : path);
+}
+
+/** The fields of a model declared `"index": false`. */
+const unindexedFields = new WeakMap<Model, ReadonlySet<string>>();
+function unindexed(model: Model): ReadonlySet<string> {
+  let names = unindexedFields.get(model);
+  if (!names) unindexedFields.set(model, (names = new Set(model.declared.filter((f) => f.index === false).map((f) => f.name))));
+  return names;
 }
 
 class SqliteStore implements Store {
   readonly #db: DatabaseSync;
+  readonly #deadline: Deadline;
+  /**
+   * The database file, which reader threads open too; undefined for `sqlite::memory:`, whose
+   * database no other connection can see: there every query runs on the event loop, bounded by
+   * its store time only.
+   */
+  readonly #path: string | undefined;
   readonly #statements: Statements;
   readonly #writes: GroupCommit;
   /** By model name. */
@@ -34,8 +53,10 @@ class SqliteStore implements Store {
   #byModel = new WeakMap<Model, Collection>();
   #closed = false;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, deadline: Deadline, path: string | undefined) {
     this.#db = db;
+    this.#deadline = deadline;
+    this.#path = path;
     this.#statements = new Statements(db);
     this.#writes = new GroupCommit(db);
     this.#writes.transaction(() => db.exec(BOOKKEEPING_SQL));
@@ -45,14 +66,14 @@ class SqliteStore implements Store {
     this.#collection(model);
   }
 
-  async *list(model: Model, query: Query): AsyncIterable<Member> {
+  async *list(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<Member> {
     const c = this.#collection(model);
-    for (const row of this.#select(selectSql(c.shape, query), query)) yield toMember(c.shape.columns, row);
+    for await (const row of this.#select(selectSql(c.shape, query), query, scans(query, unindexed(model)), options)) yield toMember(c.shape.columns, row);
   }
 
-  async *listJson(model: Model, query: Query): AsyncIterable<string> {
+  async *listJson(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<string> {
     const c = this.#collection(model);
-    for (const [id, updated, text, shape] of this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query)) {
+    for await (const [id, updated, text, shape] of this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, unindexed(model)), options)) {
       if (shape === c.shapeId && typeof text === 'string') {
         yield memberText(id as number, updated as string, text);
       } else {
@@ -64,18 +85,27 @@ class SqliteStore implements Store {
     }
   }
 
-  /** The rows of a SELECT of `query`, after committing the open writes. */
-  *#select({ sql, params }: { sql: string; params: SQLInputValue[] }, query: Query): Generator<SQLOutputValue[]> {
+  /**
+   * The rows of a SELECT of `query`, after committing the open writes (so a reader thread, which
+   * starts its read afterwards, sees them too). A query that `scan`s runs in a reader thread when
+   * the database is a file; every query is bounded by its store time.
+   */
+  async *#select({ sql, params }: Sql, query: Query, scan: boolean, options: ReadOptions): AsyncGenerator<SQLOutputValue[]> {
     this.#writes.commit();
+    const allowance = new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS);
+    if (scan && this.#path !== undefined) {
+      yield* readers.rows(this.#path, sql, params, allowance.timeMs);
+      return;
+    }
     if (query.count !== undefined && query.count <= SMALL_PAGE) {
       // A small page is read in one call: cheaper than stepping row by row.
-      yield* this.#statements.rows(sql, params);
+      yield* this.#timed(allowance, () => this.#statements.rows(sql, params));
       return;
     }
     const stmt = this.#statements.checkout(sql);
     const rows = stmt.iterate(...params) as Iterator<SQLOutputValue[]>;
     try {
-      for (let r = rows.next(); !r.done; r = rows.next()) yield r.value;
+      for (let r = this.#timed(allowance, () => rows.next()); !r.done; r = this.#timed(allowance, () => rows.next())) yield r.value;
     } finally {
       // Also when the consumer stops early: resets the statement, ending its read transaction.
       if (!this.#closed) {
@@ -85,14 +115,29 @@ class SqliteStore implements Store {
     }
   }
 
-  async count(model: Model, filters: readonly Filter[]): Promise<number> {
+  async count(model: Model, filters: readonly Filter[], options: ReadOptions = {}): Promise<number> {
     const c = this.#collection(model);
     this.#writes.commit();
     if (filters.length === 0) {
       return this.#statements.row('SELECT count FROM svc_collections WHERE id = ?', [c.key])![0] as number;
     }
     const { sql, params } = countSql(c.shape, filters);
-    return this.#statements.row(sql, params)![0] as number;
+    const allowance = new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS);
+    if (scans({ filters }, unindexed(model)) && this.#path !== undefined) {
+      for await (const row of readers.rows(this.#path, sql, params, allowance.timeMs)) return row[0] as number;
+      throw new Error('a count returned no row');
+    }
+    return this.#timed(allowance, () => this.#statements.row(sql, params)![0] as number);
+  }
+
+  /** `step` with the store time `allowance` has left, its overrun turned into `store-time-limit`. */
+  #timed<T>(allowance: Allowance, step: () => T): T {
+    try {
+      return allowance.step(this.#deadline, step);
+    } catch (e) {
+      if (isTimeUp(e)) throw storeTimeLimit(allowance.timeMs);
+      throw e;
+    }
   }
 
   async get(model: Model, id: number): Promise<Member | null> {
@@ -143,6 +188,7 @@ class SqliteStore implements Store {
     if (this.#closed) return;
     this.#writes.close();
     this.#closed = true;
+    if (this.#path !== undefined) readers.close(this.#path);
     this.#statements.close();
     this.#collections.clear();
     this.#byModel = new WeakMap();

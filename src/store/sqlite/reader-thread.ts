@@ -1,0 +1,124 @@
+// A reader thread (readers.ts): runs the queries that scan, on connections of its own, and sends
+// their rows back in batches, one batch per request of the main thread.
+
+import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementSync } from 'node:sqlite';
+import { parentPort } from 'node:worker_threads';
+import { Allowance, Deadline, installFunctions, isTimeUp } from './deadline.ts';
+import { BUSY_TIMEOUT_MS, isBusy } from './database.ts';
+import type { Reply, Request } from './readers.ts';
+import { Statements } from './statements.ts';
+
+/** A batch ends after this many rows, or once its values hold this many characters/bytes, whichever comes first. */
+const BATCH_ROWS = 256;
+const BATCH_SIZE = 1024 * 1024;
+
+interface Connection {
+  readonly db: DatabaseSync;
+  readonly deadline: Deadline;
+  /** Prepared statements by SQL text, reused (preparing one costs as much as a small query). */
+  readonly statements: Statements;
+}
+
+interface Read {
+  readonly connection: Connection;
+  readonly sql: string;
+  readonly statement: StatementSync;
+  readonly rows: Iterator<SQLOutputValue[]>;
+  readonly allowance: Allowance;
+}
+
+const connections = new Map<string, Connection>();
+const reads = new Map<number, Read>();
+const port = parentPort!;
+
+function connection(path: string): Connection {
+  let c = connections.get(path);
+  if (!c) {
+    const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+    // The main thread's connection made the file (WAL, schema); this one only reads it.
+    db.exec('PRAGMA query_only = ON');
+    db.exec('PRAGMA trusted_schema = OFF');
+    const deadline = new Deadline();
+    installFunctions(db, deadline);
+    c = { db, deadline, statements: new Statements(db) };
+    connections.set(path, c);
+  }
+  return c;
+}
+
+function size(row: SQLOutputValue[]): number {
+  let n = 0;
+  for (const v of row) n += typeof v === 'string' ? v.length : v instanceof Uint8Array ? v.byteLength : 8;
+  return n;
+}
+
+/** The next batch of read `id`, or the reason it stopped. */
+function batch(id: number, read: Read): Reply {
+  const rows: SQLOutputValue[][] = [];
+  let bytes = 0;
+  try {
+    const done = read.allowance.step(read.connection.deadline, () => {
+      while (rows.length < BATCH_ROWS && bytes < BATCH_SIZE) {
+        const r = read.rows.next();
+        if (r.done) return true;
+        rows.push(r.value);
+        bytes += size(r.value);
+      }
+      return false;
+    });
+    if (done) stop(id);
+    return { id, rows, done };
+  } catch (e) {
+    stop(id);
+    if (isTimeUp(e)) return { id, error: 'time' };
+    if (isBusy(e)) return { id, error: 'busy' };
+    return { id, error: (e as Error)?.message ?? String(e) };
+  }
+}
+
+function stop(id: number): void {
+  const read = reads.get(id);
+  if (!read) return;
+  reads.delete(id);
+  // Resets the statement, ending its read transaction; then it can serve the next read.
+  read.rows.return?.();
+  read.connection.statements.checkin(read.sql, read.statement);
+}
+
+port.on('message', (m: Request) => {
+  switch (m.type) {
+    case 'open': {
+      let read: Read;
+      try {
+        const c = connection(m.path);
+        const statement = c.statements.checkout(m.sql);
+        const rows = statement.iterate(...(m.params as SQLInputValue[])) as Iterator<SQLOutputValue[]>;
+        read = { connection: c, sql: m.sql, statement, rows, allowance: new Allowance(m.timeMs) };
+      } catch (e) {
+        port.postMessage({ id: m.id, error: isBusy(e) ? 'busy' : ((e as Error)?.message ?? String(e)) } satisfies Reply);
+        return;
+      }
+      reads.set(m.id, read);
+      port.postMessage({ id: m.id, running: true } satisfies Reply);
+      port.postMessage(batch(m.id, read));
+      return;
+    }
+    case 'more': {
+      const read = reads.get(m.id);
+      port.postMessage(read ? batch(m.id, read) : ({ id: m.id, rows: [], done: true } satisfies Reply));
+      return;
+    }
+    case 'stop':
+      stop(m.id);
+      return;
+    case 'close': {
+      const c = connections.get(m.path);
+      if (!c) return;
+      for (const [id, read] of reads) if (read.connection === c) stop(id);
+      connections.delete(m.path);
+      c.statements.close();
+      c.db.close();
+      return;
+    }
+  }
+});

@@ -1,0 +1,153 @@
+// Reader threads: the queries that may scan a whole table (sql.ts `scans`) run here, off the event
+// loop, so that one app's heavy filter never stalls another app's requests (README "Limits").
+
+import { EventEmitter } from 'node:events';
+import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
+import { storeTimeLimit, storeUnavailable } from '../store.ts';
+
+/** Reader threads of the process, shared by every app's file store. Default 2. */
+export const READER_THREADS = 2;
+/**
+ * Reads of one app (one database file) in progress at once, in the reader threads: fewer than
+ * READER_THREADS, so one app can never occupy every thread; its other reads wait their turn.
+ * Default 1.
+ */
+export const READS_PER_APP = 1;
+
+export type Request =
+  | { type: 'open'; id: number; path: string; sql: string; params: SQLInputValue[]; timeMs: number }
+  | { type: 'more'; id: number }
+  | { type: 'stop'; id: number }
+  | { type: 'close'; path: string };
+
+export type Reply =
+  | { id: number; running: true }
+  | { id: number; rows: SQLOutputValue[][]; done: boolean }
+  | { id: number; error: 'time' | 'busy' | string };
+
+/**
+ * `running` (database path) when a reader thread starts stepping a query, `finished` (path)
+ * when it is done with it, whatever the outcome: what tests and operators can watch.
+ */
+export const readerEvents = new EventEmitter<{ running: [string]; finished: [string] }>();
+
+class Thread {
+  readonly worker: Worker;
+  /** Reads in progress on this thread. */
+  load = 0;
+  dead = false;
+  readonly #waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: unknown) => void; path: string }>();
+
+  constructor() {
+    this.worker = new Worker(new URL('./reader-thread.ts', import.meta.url));
+    this.worker.on('message', (r: Reply) => {
+      const w = this.#waiting.get(r.id);
+      if (!w) return;
+      if ('running' in r) {
+        readerEvents.emit('running', w.path);
+        return;
+      }
+      this.#waiting.delete(r.id);
+      if (this.#waiting.size === 0) this.worker.unref();
+      w.resolve(r);
+    });
+    const fail = (e: unknown) => {
+      this.dead = true;
+      for (const w of this.#waiting.values()) w.reject(storeUnavailable(e));
+      this.#waiting.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`a reader thread exited (${code})`)));
+    // An idle reader does not keep the process alive; one that owes a reply does (see send). After
+    // the listeners: adding a 'message' listener refs the thread again.
+    this.worker.unref();
+  }
+
+  send(m: Request & { id: number }, path: string): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      if (this.dead) return reject(storeUnavailable(new Error('a reader thread is gone')));
+      this.#waiting.set(m.id, { resolve, reject, path });
+      this.worker.ref();
+      this.worker.postMessage(m);
+    });
+  }
+
+  post(m: Request): void {
+    if (!this.dead) this.worker.postMessage(m);
+  }
+}
+
+class Readers {
+  #threads: Thread[] = [];
+  #seq = 0;
+  /** Per database path: reads in progress, and those waiting for one to end. */
+  readonly #apps = new Map<string, { active: number; queue: (() => void)[] }>();
+
+  /** The rows of `sql`, read by a reader thread with at most `timeMs` of store time. */
+  async *rows(path: string, sql: string, params: SQLInputValue[], timeMs: number): AsyncGenerator<SQLOutputValue[]> {
+    await this.#acquire(path);
+    const thread = this.#pick();
+    thread.load++;
+    const id = ++this.#seq;
+    let done = false;
+    try {
+      let reply = await thread.send({ type: 'open', id, path, sql, params, timeMs }, path);
+      for (;;) {
+        if ('error' in reply) {
+          done = true;
+          if (reply.error === 'time') throw storeTimeLimit(timeMs);
+          if (reply.error === 'busy') throw storeUnavailable(new Error('the database is locked'));
+          throw new Error(`reader thread: ${reply.error}`);
+        }
+        if (!('rows' in reply)) throw new Error('reader thread: unexpected reply');
+        done = reply.done;
+        for (const row of reply.rows) yield row;
+        if (done) return;
+        reply = await thread.send({ type: 'more', id }, path);
+      }
+    } finally {
+      // Also when the consumer stops early: the thread resets the statement.
+      if (!done) thread.post({ type: 'stop', id });
+      thread.load--;
+      this.#release(path);
+      readerEvents.emit('finished', path);
+    }
+  }
+
+  /** Closes every thread's connection to `path` (its store is closing). */
+  close(path: string): void {
+    for (const t of this.#threads) t.post({ type: 'close', path });
+  }
+
+  #pick(): Thread {
+    this.#threads = this.#threads.filter((t) => !t.dead);
+    if (this.#threads.length < READER_THREADS) {
+      const t = new Thread();
+      this.#threads.push(t);
+      return t;
+    }
+    return this.#threads.reduce((a, b) => (b.load < a.load ? b : a));
+  }
+
+  async #acquire(path: string): Promise<void> {
+    let app = this.#apps.get(path);
+    if (!app) this.#apps.set(path, (app = { active: 0, queue: [] }));
+    if (app.active < READS_PER_APP) {
+      app.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => app.queue.push(resolve));
+  }
+
+  #release(path: string): void {
+    const app = this.#apps.get(path)!;
+    const next = app.queue.shift();
+    if (next) return next(); // the slot passes on
+    app.active--;
+    if (app.active === 0) this.#apps.delete(path);
+  }
+}
+
+/** The process's reader threads, started on first use. */
+export const readers = new Readers();
