@@ -10,6 +10,7 @@
 // and shares the machine's cores with it. Prints the measurements and one `RESULT {json}` line
 // per abuse for `npm run bench`.
 
+import { join } from 'node:path';
 import { newPool, runLoad } from './load.ts';
 import { spawnServer } from '../test/helpers/process.ts';
 import { makeApp } from '../test/helpers/server.ts';
@@ -39,7 +40,9 @@ const root = makeApp({
     'abuser/resources/big.ts': 'svc.delegate();\n',
   },
 });
-const server = await spawnServer(['--tenants', root.dir, '--store', 'sqlite::memory:', '--log-level', 'warn', '--max-body', String(2 * 1024 * 1024)]);
+// A file store, as in production: scanning queries run on reader threads, which an in-memory
+// database cannot share.
+const server = await spawnServer(['--tenants', root.dir, '--store', `sqlite:${join(root.dir, 'svc.sqlite')}`, '--log-level', 'warn', '--max-body', String(2 * 1024 * 1024)]);
 const pools: ReturnType<typeof newPool>[] = [];
 try {
   const victimPool = newPool(server.url, 8);
