@@ -1,6 +1,7 @@
 // `svc check --types` through the command line: handlers type-checked against runtime/svc.d.ts,
 // each error with file, line and column; plain `svc check` does not type-check.
 
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
@@ -44,15 +45,13 @@ t.test('svc check --types: every type error with file:line:col and the message, 
   t.match(out, /svc check: 2 problems/);
 });
 
+// GOOD itself passes in the run above (it is not named there); here a whole app of correct
+// handlers passes, with the summary line of success.
 t.test('svc check --types passes correct handlers', async (t) => {
-  const app = makeApp({ models: { good: MODEL }, resources: { 'good.ts': GOOD } });
-  t.teardown(() => app.cleanup());
-  const own = await svc(['check', '--types', '--app', app.dir]);
-  t.equal(own.code, 0, own.out);
-  t.match(own.out, /svc check: 1 models, 1 handlers: ok/);
   const example = await svc(['check', '--types', '--app', EXAMPLE_APP]);
   t.equal(example.code, 0, example.out);
-  t.match(example.out, /: ok$/m);
+  const count = (dir: string) => readdirSync(join(EXAMPLE_APP, dir)).length;
+  t.match(example.out, new RegExp(`^svc check: ${count('models')} models, ${count('resources')} handlers: ok$`, 'm'));
 });
 
 t.test('without TypeScript, --types is one line saying so, and a non-zero exit', async (t) => {
