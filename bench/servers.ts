@@ -1,7 +1,7 @@
 // The servers under load: each in its own child process of this node (24), found by the URL it prints.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AppSource, ServerSpec } from './scenarios.ts';
@@ -125,25 +125,68 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Resident memory of process `pid` (VmRSS) and its peak so far (VmHWM), in bytes. */
-export function memoryOf(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+/** `pid` and every process under it (the workers of `--workers N`), from /proc. */
+export function processTree(pid: number): number[] {
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) {
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${all[i]}/task`);
+    } catch {
+      continue; // gone meanwhile
+    }
+    for (const task of tasks) {
+      try {
+        for (const child of readFileSync(`/proc/${all[i]}/task/${task}/children`, 'utf8').trim().split(/\s+/)) if (child) all.push(Number(child));
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return all;
 }
 
-/** CPU time process `pid` has used so far (user + system), in seconds; NaN once it has exited. */
-export function cpuOf(pid: number): number {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return NaN; // a crashed server: its requests fail and the report says so
+/**
+ * Resident memory of process `pid` and the processes under it (VmRSS), and the sum of their
+ * peaks so far (VmHWM), in bytes: a server's memory, workers included.
+ */
+export function memoryOf(pid: number): { rss: number; hwm: number } {
+  let rss = 0;
+  let hwm = 0;
+  for (const p of processTree(pid)) {
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${p}/status`, 'utf8');
+    } catch {
+      continue;
+    }
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    rss += kb('VmRSS');
+    hwm += kb('VmHWM');
   }
-  // Fields after the command name, which is in parentheses and may hold spaces: utime is 14th, stime 15th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Clock ticks are 1/100 s on Linux (USER_HZ), which /proc reports in.
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { rss, hwm };
+}
+
+/**
+ * CPU time process `pid` and the processes under it have used so far (user + system), in
+ * seconds; NaN once `pid` has exited. A worker that exited meanwhile is no longer counted.
+ */
+export function cpuOf(pid: number): number {
+  let total = 0;
+  for (const p of processTree(pid)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+    } catch {
+      if (p === pid) return NaN; // a crashed server: its requests fail and the report says so
+      continue;
+    }
+    // Fields after the command name, which is in parentheses and may hold spaces: utime is 14th, stime 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Clock ticks are 1/100 s on Linux (USER_HZ), which /proc reports in.
+    total += (Number(fields[11]) + Number(fields[12])) / 100;
+  }
+  return total;
 }
 
 /** CPU time the whole machine has spent busy so far (all processes, all cores), in seconds. */

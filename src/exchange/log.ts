@@ -69,8 +69,37 @@ export function jsonLine({ level, msg, fields }: LogRecord): string {
   return JSON.stringify(line);
 }
 
+/**
+ * Lines for standard error, written together at the end of the event loop's turn: one system
+ * call for every record of the turn instead of one each (writes to a pipe or file are synchronous
+ * in Node). Lines still pending when the process exits are written then.
+ */
+export function stderrLines(): (line: string) => void {
+  return (toStderr ??= bufferedStderr());
+}
+let toStderr: ((line: string) => void) | undefined;
+
+function bufferedStderr(): (line: string) => void {
+  let pending: string[] = [];
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    process.stderr.write(text);
+  };
+  process.on('exit', flush);
+  return (line) => {
+    pending.push(line + '\n');
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+}
+
 /** The sink `--log-format` and `--log-level` ask for, writing to standard error. */
-export function logSink(format: LogFormat, minLevel: LogLevel = 'info', write: (line: string) => void = (line) => process.stderr.write(line + '\n')): LogSink {
+export function logSink(format: LogFormat, minLevel: LogLevel = 'info', write: (line: string) => void = stderrLines()): LogSink {
   const min = LEVELS[minLevel];
   const render = format === 'json' ? jsonLine : textLine;
   return (record) => {
