@@ -50,10 +50,16 @@ export class Allowance {
     this.#left = timeMs;
   }
 
-  step<T>(deadline: Deadline, step: () => T): T {
+  /** Milliseconds left. */
+  get left(): number {
+    return Math.max(0, this.#left);
+  }
+
+  /** Runs `step` with the time left (at most `slice` of it), and counts the time it took. */
+  step<T>(deadline: Deadline, step: () => T, slice = Infinity): T {
     const started = performance.now();
     try {
-      return deadline.run(this.#left, step);
+      return deadline.run(Math.min(this.#left, slice), step);
     } finally {
       this.#left -= performance.now() - started;
     }

@@ -84,8 +84,11 @@ class Readers {
   /** Per database path: reads in progress, and those waiting for one to end. */
   readonly #apps = new Map<string, { active: number; queue: (() => void)[] }>();
 
-  /** The rows of `sql`, read by a reader thread with at most `timeMs` of store time. */
-  async *rows(path: string, sql: string, params: SQLInputValue[], timeMs: number): AsyncGenerator<SQLOutputValue[]> {
+  /**
+   * The rows of `sql`, read by a reader thread with at most `timeMs` of store time; over it, the
+   * problem names `limitMs`, the read's whole allowance (it may have spent some before).
+   */
+  async *rows(path: string, sql: string, params: SQLInputValue[], timeMs: number, limitMs = timeMs): AsyncGenerator<SQLOutputValue[]> {
     await this.#acquire(path);
     const thread = this.#pick();
     thread.load++;
@@ -96,7 +99,7 @@ class Readers {
       for (;;) {
         if ('error' in reply) {
           done = true;
-          if (reply.error === 'time') throw storeTimeLimit(timeMs);
+          if (reply.error === 'time') throw storeTimeLimit(limitMs);
           if (reply.error === 'busy') throw storeUnavailable(new Error('the database is locked'));
           throw new Error(`reader thread: ${reply.error}`);
         }

@@ -20,6 +20,13 @@ import { Statements } from './statements.ts';
 const SMALL_PAGE = 32;
 
 /** What `listJson` reads of a member row: `id`, `updated`, the fields' JSON text and its shape. */
+/**
+ * The event loop's slice of a query that may scan (a count, a small page), in milliseconds: one
+ * that finishes within it costs no hop to a reader thread (~130 µs), and one that does not has
+ * held the event loop this long at most before it moves there.
+ */
+const SLICE_MS = 2;
+
 const TEXT_COLUMNS = ['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ');
 
 export async function openSqliteStore(uri: string, name: string): Promise<Store> {
@@ -68,21 +75,37 @@ class SqliteStore implements Store {
 
   async *list(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<Member> {
     const c = this.#collection(model);
-    for await (const row of this.#select(selectSql(c.shape, query), query, scans(query, unindexed(model)), options)) yield toMember(c.shape.columns, row);
+    const rows = this.#select(selectSql(c.shape, query), query, scans(query, unindexed(model)), options);
+    // Rows read on the event loop are iterated synchronously: an await per row would cost more than the row.
+    if (Symbol.asyncIterator in rows) for await (const row of rows) yield toMember(c.shape.columns, row);
+    else for (const row of rows) yield toMember(c.shape.columns, row);
   }
 
   async *listJson(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<string> {
     const c = this.#collection(model);
-    for await (const [id, updated, text, shape] of this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, unindexed(model)), options)) {
-      if (shape === c.shapeId && typeof text === 'string') {
-        yield memberText(id as number, updated as string, text);
-      } else {
-        // Written under other fields (or before texts were kept): built from its columns; gone
-        // when a write deleted it since the page was read.
-        const row = this.#statements.row(c.select, [id as number]);
-        if (row) yield JSON.stringify(toMember(c.shape.columns, row));
+    const rows = this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, unindexed(model)), options);
+    if (Symbol.asyncIterator in rows) {
+      for await (const row of rows) {
+        const text = this.#memberText(c, row);
+        if (text !== '') yield text;
+      }
+    } else {
+      for (const row of rows) {
+        const text = this.#memberText(c, row);
+        if (text !== '') yield text;
       }
     }
+  }
+
+  /**
+   * A member's JSON from a row of TEXT_COLUMNS: its stored text, or, when it was written under
+   * other fields (or before texts were kept), built from its columns; '' when a write deleted it
+   * since the page was read.
+   */
+  #memberText(c: Collection, [id, updated, text, shape]: SQLOutputValue[]): string {
+    if (shape === c.shapeId && typeof text === 'string') return memberText(id as number, updated as string, text);
+    const row = this.#statements.row(c.select, [id as number]);
+    return row ? JSON.stringify(toMember(c.shape.columns, row)) : '';
   }
 
   /**
@@ -90,18 +113,23 @@ class SqliteStore implements Store {
    * starts its read afterwards, sees them too). A query that `scan`s runs in a reader thread when
    * the database is a file; every query is bounded by its store time.
    */
-  async *#select({ sql, params }: Sql, query: Query, scan: boolean, options: ReadOptions): AsyncGenerator<SQLOutputValue[]> {
+  #select({ sql, params }: Sql, query: Query, scan: boolean, options: ReadOptions): Iterable<SQLOutputValue[]> | AsyncIterable<SQLOutputValue[]> {
     this.#writes.commit();
     const allowance = new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS);
+    const small = query.count !== undefined && query.count <= SMALL_PAGE;
     if (scan && this.#path !== undefined) {
-      yield* readers.rows(this.#path, sql, params, allowance.timeMs);
-      return;
+      // A small page gets a slice of the event loop first (most filters that cannot use an index
+      // for every condition still narrow by one that can); past the slice it moves to a reader thread.
+      const rows = small ? this.#slice(allowance, () => this.#statements.rows(sql, params)) : undefined;
+      return rows ?? readers.rows(this.#path, sql, params, allowance.left, allowance.timeMs);
     }
-    if (query.count !== undefined && query.count <= SMALL_PAGE) {
-      // A small page is read in one call: cheaper than stepping row by row.
-      yield* this.#timed(allowance, () => this.#statements.rows(sql, params));
-      return;
-    }
+    // A small page is read in one call: cheaper than stepping row by row.
+    if (small) return this.#timed(allowance, () => this.#statements.rows(sql, params));
+    return this.#stream(sql, params, allowance);
+  }
+
+  /** The rows of `sql`, stepped one at a time as the consumer takes them, each step within `allowance`. */
+  *#stream(sql: string, params: SQLInputValue[], allowance: Allowance): Generator<SQLOutputValue[]> {
     const stmt = this.#statements.checkout(sql);
     const rows = stmt.iterate(...params) as Iterator<SQLOutputValue[]>;
     try {
@@ -124,10 +152,26 @@ class SqliteStore implements Store {
     const { sql, params } = countSql(c.shape, filters);
     const allowance = new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS);
     if (scans({ filters }, unindexed(model)) && this.#path !== undefined) {
-      for await (const row of readers.rows(this.#path, sql, params, allowance.timeMs)) return row[0] as number;
+      const counted = this.#slice(allowance, () => this.#statements.row(sql, params)![0] as number);
+      if (counted !== undefined) return counted;
+      for await (const row of readers.rows(this.#path, sql, params, allowance.left, allowance.timeMs)) return row[0] as number;
       throw new Error('a count returned no row');
     }
     return this.#timed(allowance, () => this.#statements.row(sql, params)![0] as number);
+  }
+
+  /**
+   * `step` on the event loop for at most SLICE_MS of the store time `allowance` has left; undefined
+   * when the slice ran out first (the caller then runs the query in a reader thread, with the rest).
+   */
+  #slice<T>(allowance: Allowance, step: () => T): T | undefined {
+    try {
+      return allowance.step(this.#deadline, step, SLICE_MS);
+    } catch (e) {
+      if (isTimeUp(e) && allowance.left > 0) return undefined;
+      if (isTimeUp(e)) throw storeTimeLimit(allowance.timeMs);
+      throw e;
+    }
   }
 
   /** `step` with the store time `allowance` has left, its overrun turned into `store-time-limit`. */
