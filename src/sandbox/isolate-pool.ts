@@ -47,6 +47,16 @@ export function busySlots(): Slot[] {
   return [...busy];
 }
 
+/** The pools of every app of the process that are not closed. */
+const pools = new Set<Pool>();
+
+/** Disposes every idle isolate of every app (the memory guard's first resort); they are created again on demand. */
+export function shedIdleIsolates(): number {
+  let shed = 0;
+  for (const pool of pools) shed += pool.shed();
+  return shed;
+}
+
 /**
  * V8's code cache of each compiled handler, made by the first isolate that compiles it: the
  * isolates created later (the pool growing, a replaced one) start from it. By artifact, so that it
@@ -224,6 +234,7 @@ export class Pool {
   #reaper: NodeJS.Timeout | undefined;
 
   constructor(app: string, limits: Limits, onCatastrophicError: (message: string) => void) {
+    pools.add(this);
     this.#app = app;
     this.#limits = limits;
     this.#onCatastrophicError = onCatastrophicError;
@@ -354,8 +365,16 @@ export class Pool {
     }, this.#limits.idleMs).unref();
   }
 
+  /** Disposes the isolates that hold no request; how many. */
+  shed(): number {
+    const idle = this.#slots.filter((s) => s.reserved === 0 && !s.disposed);
+    for (const s of idle) this.#remove(s);
+    return idle.length;
+  }
+
   /** Disposes every isolate; requests running in them fail. */
   close(fault: Fault = 'closed'): void {
+    pools.delete(this);
     this.#closed = true;
     if (this.#reaper) clearTimeout(this.#reaper);
     for (const slot of this.#slots) slot.dispose(fault);

@@ -6,14 +6,16 @@
 // on allocating inside a long native call. The process's resident memory is what the machine
 // feels, so it is what this guard bounds: sampled every SAMPLE_MS, and over the bound
 //   1. every isolate whose thread is running handler code is disposed (only running code can
-//      allocate; idle isolates are left alone): those requests are 503 `handler-memory-limit`;
+//      allocate): those requests are 503 `handler-memory-limit`; and every idle isolate of every
+//      app is disposed too (no request is affected; an app gets a new one on its next request),
+//      so that a process over the bound because it serves many apps at once sheds what it can;
 //   2. if the process is still over the bound GRACE_MS later (a thread that does not stop, memory
 //      the host holds), the process ends gracefully (`endProcess`: SIGTERM to itself, in-flight
 //      requests finish) and its supervisor starts another: the primary of `--workers`, or the
 //      container's restart policy.
 
 import type { Logger } from '../exchange/log.ts';
-import { busySlots } from './isolate-pool.ts';
+import { busySlots, shedIdleIsolates } from './isolate-pool.ts';
 
 /** How often resident memory is read, in milliseconds (a read costs microseconds). */
 const SAMPLE_MS = 25;
@@ -54,6 +56,8 @@ export function guardMemory(opts: MemoryGuardOptions): MemoryGuard {
       opts.log.error(`memory: the process holds ${mib} MiB, over --max-rss ${opts.maxRssMiB} MiB: stopping the ${running.length} handler requests running (apps ${apps})`);
       for (const s of running) s.dispose('process-memory');
     }
+    const shed = shedIdleIsolates();
+    if (shed > 0) opts.log.warn(`memory: the process holds ${mib} MiB, over --max-rss ${opts.maxRssMiB} MiB: disposed ${shed} idle isolates`);
     overSince ??= performance.now();
     if (!ended && performance.now() - overSince >= graceMs) {
       ended = true;

@@ -43,6 +43,7 @@ const s = await sandboxServer(
   { dev: true, limits: { memoryLimitMiB: 16, cpuLimitMs: 5000 } },
 );
 t.teardown(() => s.close());
+const app = (await s.server.apps.resolve('localhost'))!;
 
 t.test('a resizable ArrayBuffer is refused: no memory is held outside the isolate limit', async (t) => {
   const before = process.memoryUsage.rss();
@@ -77,6 +78,9 @@ t.test('over --max-rss the running handlers are stopped (503), idle apps serve o
   t.match(await body(res), { code: 'handler-memory-limit', detail: /memory bound \(--max-rss\)/ });
   t.ok(lines.some((l) => /over --max-rss 500 MiB: stopping the 1 handler requests running \(apps "app"\)/.test(l)), 'the log names the app');
   t.equal(await (await fetch(s.at('/resources/other'))).text(), 'other', 'a new isolate serves the next request');
+  // Idle isolates are shed while the process is over the bound: they hold no request.
+  while (app.runtime.isolates() > 0) await new Promise((r) => setTimeout(r, 25));
+  t.ok(lines.some((l) => /disposed \d+ idle isolates/.test(l)), 'idle isolates are disposed too');
   // Still over the bound after the grace time with nothing left to stop: the process ends (once).
   while (ended === 0) await new Promise((r) => setTimeout(r, 25));
   t.ok(lines.some((l) => /FATAL: memory: .* ending it so that it is restarted/.test(l)));
@@ -94,6 +98,6 @@ t.test('a breached request is answered at once, while its native call still runs
   t.match(await body(res), { code: 'handler-cpu-limit' });
   const draining = busySlots().filter((slot) => slot.disposed);
   t.ok(draining.length >= 1, "the answer came before the disposed isolate's thread stopped");
-  const app = (await f.server.apps.resolve('localhost'))!;
-  t.ok(app.runtime.isolates() >= 1, 'the busy thread still counts against maxIsolates');
+  const fillApp = (await f.server.apps.resolve('localhost'))!;
+  t.ok(fillApp.runtime.isolates() >= 1, 'the busy thread still counts against maxIsolates');
 });
