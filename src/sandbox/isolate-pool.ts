@@ -87,9 +87,8 @@ export class Slot {
   #busy = 0;
   /** Called when the last of them comes back. */
   onIdleThread: (() => void) | undefined;
-  /** Rejects the runs under way when the host disposes the isolate. */
-  readonly #gone: Promise<never>;
-  #abandon!: (err: Error) => void;
+  /** Rejecters of the runs under way: the host's disposal ends them at once. */
+  readonly #abandon = new Set<(err: Error) => void>();
 
   private constructor(app: string, isolate: ivm.Isolate, context: ivm.Context, api: GuestApi, watchdog: Watchdog) {
     this.app = app;
@@ -97,8 +96,6 @@ export class Slot {
     this.#context = context;
     this.api = api;
     this.watchdog = watchdog;
-    this.#gone = new Promise<never>((_, reject) => (this.#abandon = reject));
-    this.#gone.catch(() => {});
   }
 
   static async create(app: string, limits: Limits, onCatastrophicError: (message: string) => void): Promise<Slot> {
@@ -176,8 +173,21 @@ export class Slot {
   run(id: number, requestJson: string, token: number): Promise<unknown> {
     if (this.#busy++ === 0) busy.add(this);
     const ran = this.api.run.apply(undefined, [id, requestJson, token]);
-    void ran.then(this.#threadBack, this.#threadBack);
-    return Promise.race([ran, this.#gone]);
+    return new Promise((resolve, reject) => {
+      this.#abandon.add(reject);
+      ran.then(
+        (value) => {
+          this.#abandon.delete(reject);
+          this.#threadBack();
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.#abandon.delete(reject);
+          this.#threadBack();
+          reject(err);
+        },
+      );
+    });
   }
 
   #threadBack = (): void => {
@@ -207,7 +217,8 @@ export class Slot {
   dispose(fault: Fault): void {
     this.fault ??= fault;
     this.watchdog.stop();
-    this.#abandon(new Error(`isolate disposed (${this.fault})`));
+    for (const reject of this.#abandon) reject(new Error(`isolate disposed (${this.fault})`));
+    this.#abandon.clear();
     if (!this.isolate.isDisposed) {
       try {
         this.isolate.dispose();
