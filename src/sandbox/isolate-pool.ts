@@ -294,11 +294,12 @@ export class Pool {
     let best: Slot | undefined;
     let bestScore = Infinity;
     const cap = this.#cap();
-    let live = 0;
+    // Threads still busy in disposed isolates count first: the app has `cap` threads in all.
+    let threads = this.#draining.size;
     for (const s of this.#slots) {
       if (s.disposed) continue;
-      // In the penalty only the first `cap` live isolates take requests; the others are reaped when idle.
-      if (live++ >= cap) break;
+      // Only the first isolates up to the cap take requests (the rest, in the penalty, are reaped when idle).
+      if (threads++ >= cap) break;
       if (s.reserved === 0) return s;
       if (s.reserved >= PIPELINE_DEPTH) continue;
       const score = s.reserved + (s.watchdog.runningMs > STUCK_MS ? PIPELINE_DEPTH : 0);
