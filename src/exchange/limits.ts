@@ -1,5 +1,7 @@
 // Every limit of the server, in one place: its unit, its default, and what a request sees over it.
 
+import { DEFAULT_STORE_TIME_MS } from '../store/store.ts';
+
 export interface Limits {
   /** Largest request body, in bytes. Default 1 MiB; over it: 413 `body-too-large`. */
   readonly maxBodyBytes: number;
@@ -81,7 +83,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   wallLimitMs: 1000,
   requestLimitMs: 30_000,
   modelLimitMs: 1000,
-  storeLimitMs: 5000,
+  storeLimitMs: DEFAULT_STORE_TIME_MS,
   memoryLimitMiB: 64,
   maxOutputBytes: 16 * 1024 * 1024,
   maxResultBytes: 8 * 1024 * 1024,

@@ -74,7 +74,7 @@ export function jsonLine({ level, msg, fields }: LogRecord): string {
  * call for every record of the turn instead of one each (writes to a pipe or file are synchronous
  * in Node). Lines still pending when the process exits are written then.
  */
-export function stderrLines(): (line: string) => void {
+function stderrLines(): (line: string) => void {
   return (toStderr ??= bufferedStderr());
 }
 let toStderr: ((line: string) => void) | undefined;

@@ -351,7 +351,7 @@ export class Pool {
     if (PENALISED.has(slot.fault)) {
       this.#penaltyUntil = performance.now() + PENALTY_MS;
       // Idle isolates beyond the one allowed go now; busy ones finish what they hold.
-      for (const idle of this.#slots.filter((s) => s.reserved === 0 && !s.disposed).slice(1)) this.#remove(idle);
+      this.shed(1);
     }
     if (slot.threadBusy && !this.#closed) {
       this.#draining.add(slot);
@@ -377,9 +377,9 @@ export class Pool {
     }, this.#limits.idleMs).unref();
   }
 
-  /** Disposes the isolates that hold no request; how many. */
-  shed(): number {
-    const idle = this.#slots.filter((s) => s.reserved === 0 && !s.disposed);
+  /** Disposes the isolates that hold no request, but for the first `keep` of them; how many. */
+  shed(keep = 0): number {
+    const idle = this.#slots.filter((s) => s.reserved === 0 && !s.disposed).slice(keep);
     for (const s of idle) this.#remove(s);
     return idle.length;
   }
