@@ -56,5 +56,5 @@ STOPSIGNAL SIGTERM
 # (Node's own start-up snapshot, isolated-vm's isolates without it) can crash
 # (https://github.com/laverdet/isolated-vm/issues/420). node:cluster passes it on to every
 # --workers process (they inherit process.execArgv).
-ENTRYPOINT ["node", "--no-node-snapshot", "--disable-warning=ExperimentalWarning", "bin/svc.js"]
+ENTRYPOINT ["node", "--no-node-snapshot", "--disable-warning=ExperimentalWarning", "--max-semi-space-size=8", "bin/svc.js"]
 CMD ["serve"]

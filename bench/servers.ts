@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { NODE_FLAGS } from '../src/node-flags.ts';
 import type { AppSource, ServerSpec } from './scenarios.ts';
 import { writeJsonServerSeed, type Seeds } from './seed.ts';
 
@@ -48,7 +49,7 @@ export async function startServer(name: string, spec: ServerSpec, opts: StartOpt
   let env: NodeJS.ProcessEnv = process.env;
   let cwd = ROOT;
   if (spec.kind === 'script') {
-    args = ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', join(ROOT, spec.file), ...(spec.args ?? [])];
+    args = [...NODE_FLAGS, join(ROOT, spec.file), ...(spec.args ?? [])];
   } else if (spec.kind === 'json-server') {
     // A directory of its own: the database file, lowdb's temporary file beside it, and an empty
     // `public/`, which json-server serves from its working directory and, with NODE_ENV=production,
@@ -66,8 +67,7 @@ export async function startServer(name: string, spec: ServerSpec, opts: StartOpt
       ? await opts.seeds.copy(join(dir, 'models', 'employees.json'), spec.members, opts.log)
       : join(opts.dataDir, `${name}.sqlite`);
     args = [
-      '--no-node-snapshot',
-      '--disable-warning=ExperimentalWarning',
+      ...NODE_FLAGS,
       ...opts.nodeArgs,
       ...(spec.nodeArgs ?? []),
       join(ROOT, spec.entry ?? join('src', 'cli.ts')),

@@ -8,6 +8,7 @@ import { DEFAULT_CONFIG, type Config } from './config.ts';
 import { resolveLimits, type Limits } from './exchange/limits.ts';
 import { LOG_FORMATS, LOG_LEVELS, Logger, logSink, type LogFormat, type LogLevel } from './exchange/log.ts';
 import { autoWorkers, runPrimary, worker } from './cluster.ts';
+import { nodeSnapshotDisabled } from './node-flags.ts';
 // The server itself (main.ts, the sandbox, the stores) is imported where it runs, in the worker
 // processes and in `svc check`: the primary only forks and supervises, and stays small.
 
@@ -127,14 +128,6 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
   }
   if (config.port > 65535) throw new UsageError(`--port must be at most 65535`);
   return { command, config, check: { types: values.types === true } };
-}
-
-/**
- * Whether Node runs without its startup snapshot. isolated-vm requires it on Node 20 and later:
- * isolates created beside Node's snapshot can crash the process (isolated-vm README; laverdet/isolated-vm#420).
- */
-export function nodeSnapshotDisabled(execArgv: readonly string[], nodeOptions = ''): boolean {
-  return [...execArgv, ...nodeOptions.split(/\s+/)].includes('--no-node-snapshot');
 }
 
 function describe(config: Config): string {

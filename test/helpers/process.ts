@@ -3,11 +3,12 @@
 import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { NODE_FLAGS } from '../../src/node-flags.ts';
 import { ROOT } from './server.ts';
 
 /** Node, as svc's npm scripts, bin/svc.js and the Dockerfile start it (see the README, Deploying). */
 export const NODE = join(ROOT, 'node_modules/.bin/node');
-export const NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'];
+export { NODE_FLAGS };
 
 const execFileAsync = promisify(execFile);
 

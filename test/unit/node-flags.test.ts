@@ -1,11 +1,11 @@
-// isolated-vm requires --no-node-snapshot on Node 20 and later: every way svc starts passes it,
-// and the npm scripts that serve replace their shell with Node, so that SIGTERM reaches the server.
+// Every way svc starts passes the flags of src/node-flags.ts (isolated-vm requires --no-node-snapshot
+// on Node 20 and later), and the npm scripts that serve replace their shell with Node, so that
+// SIGTERM reaches the server.
 
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { nodeSnapshotDisabled } from '../../src/cli.ts';
-import { NODE_FLAGS } from '../helpers/process.ts';
+import { NODE_FLAGS, nodeSnapshotDisabled } from '../../src/node-flags.ts';
 import { ROOT } from '../helpers/server.ts';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -14,7 +14,7 @@ t.test('npm scripts that run svc pass the flag; those that serve exec Node', asy
   const running = Object.entries(pkg.scripts as Record<string, string>).filter(([, cmd]) => /\bnode\b.*\b(src\/cli\.ts|bench\/)/.test(cmd));
   t.same(running.map(([name]) => name).sort(), ['bench', 'check', 'start', 'svc']);
   for (const [name, cmd] of running) {
-    t.match(cmd, /\bnode --no-node-snapshot /, `${name}: ${cmd}`);
+    t.match(cmd, new RegExp(`\\bnode ${NODE_FLAGS.join(' ')} `), `${name}: ${cmd}`);
     if (cmd.includes('src/cli.ts')) t.match(cmd, /^exec node /, `${name} replaces npm's shell with Node`);
   }
 });
@@ -27,8 +27,8 @@ t.test('tap runs the in-process test servers with it', async (t) => {
 t.test('the container, bin/svc.js and the spawned test servers pass it', async (t) => {
   const cmd = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
   t.ok(cmd, 'ENTRYPOINT in exec form: Node is PID 1 and gets SIGTERM');
-  t.ok((JSON.parse(cmd![1]!) as string[]).includes('--no-node-snapshot'));
-  t.match(readFileSync(join(ROOT, 'bin/svc.js'), 'utf8'), /const FLAGS = \['--no-node-snapshot'/);
+  t.same((JSON.parse(cmd![1]!) as string[]).slice(1, 1 + NODE_FLAGS.length), NODE_FLAGS, 'the flags, before bin/svc.js');
+  t.match(readFileSync(join(ROOT, 'bin/svc.js'), 'utf8'), /const \{ NODE_FLAGS \} = await import\('\.\.\/src\/node-flags\.ts'\)/);
   t.ok(NODE_FLAGS.includes('--no-node-snapshot'));
 });
 

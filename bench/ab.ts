@@ -1,0 +1,63 @@
+// `node bench/ab.ts <path> <rounds> <seconds> <server> '<node flags A>' '<node flags B>'`: one svc
+// server of bench/scenarios.ts started twice, with two sets of Node flags, loaded alternately with
+// one request path (GET; POST when the path starts with "POST "). Prints req/s and p50 per round
+// and the median of B ÷ A: for deciding between two settings on a noisy machine, not for figures.
+//
+//   node bench/ab.ts '/resources/employees/5' 5 3 svc '' '--max-semi-space-size=16'
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newPool, runLoad } from './load.ts';
+import { SERVERS, type Scenario } from './scenarios.ts';
+import { Seeds } from './seed.ts';
+import { startServer } from './servers.ts';
+
+const [target = '/resources/employees/1', rounds = '5', seconds = '3', serverName = 'svc', flagsA = '', flagsB = ''] = process.argv.slice(2);
+const spec = SERVERS[serverName];
+if (!spec) throw new Error(`no server ${serverName}`);
+const dir = mkdtempSync(join(tmpdir(), 'svc-ab-'));
+const log = (line: string) => console.error(`ab: ${line}`);
+const seeds = new Seeds(dir, dir);
+const split = (flags: string) => flags.split(' ').filter(Boolean);
+const servers = [
+  await startServer(`${serverName}-a`, spec, { seeds, dataDir: dir, nodeArgs: split(flagsA), log }),
+  await startServer(`${serverName}-b`, spec, { seeds, dataDir: dir, nodeArgs: split(flagsB), log }),
+];
+const post = target.startsWith('POST ');
+const scenario: Scenario = {
+  name: target,
+  server: serverName,
+  group: 'ab',
+  method: post ? 'POST' : 'GET',
+  path: post ? target.slice(5) : target,
+  ...(post ? { body: JSON.stringify({ name: 'Bench', born: '1990-01-05' }), headers: { 'content-type': 'application/json' }, expect: 201 } : {}),
+};
+const ratios: number[] = [];
+try {
+  for (const s of servers) {
+    const pool = newPool(s.url, 32);
+    await runLoad(pool, scenario, { seconds: 1, connections: 32 });
+    await pool.close();
+  }
+  for (let r = 0; r < Number(rounds); r++) {
+    const rates: number[] = [];
+    // Alternate which goes first, so that a trend in the machine's speed favours neither.
+    const order = r % 2 === 0 ? [0, 1] : [1, 0];
+    const got: string[] = [];
+    for (const i of order) {
+      const pool = newPool(servers[i]!.url, 32);
+      const m = await runLoad(pool, scenario, { seconds: Number(seconds), connections: 32 });
+      await pool.close();
+      rates[i] = m.rps;
+      got[i] = `${'AB'[i]} ${Math.round(m.rps)} req/s p50 ${m.p50.toFixed(2)} ms`;
+    }
+    ratios.push(rates[1]! / rates[0]!);
+    console.log(`round ${r + 1}: ${got.join(', ')}, B/A ${(rates[1]! / rates[0]!).toFixed(3)}`);
+  }
+  const sorted = [...ratios].sort((a, b) => a - b);
+  console.log(`median B/A ${sorted[Math.floor(sorted.length / 2)]!.toFixed(3)} (A: '${flagsA}', B: '${flagsB}')`);
+} finally {
+  for (const s of servers) await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
