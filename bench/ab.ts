@@ -2,27 +2,31 @@
 // server of bench/scenarios.ts started twice, with two sets of Node flags, loaded alternately with
 // one request path (GET; POST when the path starts with "POST "). Prints req/s and p50 per round
 // and the median of B ÷ A: for deciding between two settings on a noisy machine, not for figures.
+// With AB_B_CHECKOUT=<dir>, server B runs that checkout's svc (e.g. a clone at an older commit,
+// with its own node_modules): two versions of the code side by side.
 //
 //   node bench/ab.ts '/resources/employees/5' 5 3 svc '' '--max-semi-space-size=16'
+//   AB_B_CHECKOUT=/tmp/base node bench/ab.ts '/resources/employees/5' 5 3 svc '' ''
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { newPool, runLoad } from './load.ts';
 import { SERVERS, type Scenario } from './scenarios.ts';
 import { Seeds } from './seed.ts';
-import { startServer } from './servers.ts';
+import { ROOT, startServer } from './servers.ts';
 
 const [target = '/resources/employees/1', rounds = '5', seconds = '3', serverName = 'svc', flagsA = '', flagsB = ''] = process.argv.slice(2);
 const spec = SERVERS[serverName];
-if (!spec) throw new Error(`no server ${serverName}`);
+if (!spec || spec.kind !== 'svc') throw new Error(`no svc server ${serverName}`);
+const checkoutB = process.env.AB_B_CHECKOUT;
 const dir = mkdtempSync(join(tmpdir(), 'svc-ab-'));
 const log = (line: string) => console.error(`ab: ${line}`);
 const seeds = new Seeds(dir, dir);
 const split = (flags: string) => flags.split(' ').filter(Boolean);
 const servers = [
   await startServer(`${serverName}-a`, spec, { seeds, dataDir: dir, nodeArgs: split(flagsA), log }),
-  await startServer(`${serverName}-b`, spec, { seeds, dataDir: dir, nodeArgs: split(flagsB), log }),
+  await startServer(`${serverName}-b`, checkoutB ? { ...spec, entry: relative(ROOT, join(checkoutB, spec.entry ?? 'src/cli.ts')) } : spec, { seeds, dataDir: dir, nodeArgs: split(flagsB), log }),
 ];
 const post = target.startsWith('POST ');
 const scenario: Scenario = {

@@ -43,3 +43,26 @@ for (const n of prof.nodes) {
   total += n.hitCount;
 }
 for (const [where, hits] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${((100 * hits) / total).toFixed(1).padStart(5)}%  ${where}`);
+
+// Inclusive time of svc's own functions (src/), each counted once per sample however deep it recurs.
+if (process.env.PROFILE_INCLUSIVE) {
+  const byId = new Map<number, Node & { children?: number[] }>();
+  for (const n of prof.nodes as (Node & { children?: number[] })[]) byId.set(n.id, n);
+  const parent = new Map<number, number>();
+  for (const n of byId.values()) for (const c of n.children ?? []) parent.set(c, n.id);
+  const inclusive = new Map<string, number>();
+  for (const n of byId.values()) {
+    if (n.hitCount === 0) continue;
+    const seen = new Set<string>();
+    for (let id: number | undefined = n.id; id !== undefined; id = parent.get(id)) {
+      const f = byId.get(id)!.callFrame;
+      if (!/\/(src)\//.test(f.url)) continue;
+      const where = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/src\//, 'src/')}:${f.lineNumber + 1}`;
+      if (seen.has(where)) continue;
+      seen.add(where);
+      inclusive.set(where, (inclusive.get(where) ?? 0) + n.hitCount);
+    }
+  }
+  console.log('\ninclusive (svc functions):');
+  for (const [where, hits] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${((100 * hits) / total).toFixed(1).padStart(5)}%  ${where}`);
+}

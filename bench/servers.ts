@@ -8,7 +8,7 @@ import { NODE_FLAGS } from '../src/node-flags.ts';
 import type { AppSource, ServerSpec } from './scenarios.ts';
 import { writeJsonServerSeed, type Seeds } from './seed.ts';
 
-const ROOT = new URL('..', import.meta.url).pathname;
+export const ROOT = new URL('..', import.meta.url).pathname;
 /** How long a server may take to print its URL, in milliseconds. */
 const START_TIMEOUT_MS = 30_000;
 /** How long a server may take to exit after SIGTERM before it is killed, in milliseconds. */

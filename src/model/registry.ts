@@ -1,13 +1,14 @@
 // The models of one app, reloaded when their files change (checked on use, so no restart is needed).
 
-import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { SvcError } from '../errors.ts';
+import { statNow } from './file-stat.ts';
 import { COLLECTION_NAME, loadModel, type LoadResult } from './load.ts';
 import type { Model } from './types.ts';
 
 interface Entry {
-  /** mtime, ctime, size and inode: any change of the file changes this key. */
+  /** The file's FileStat key when it was read. */
   key: string;
   result: LoadResult;
 }
@@ -30,18 +31,12 @@ export class ModelRegistry {
 
   #load(name: string): LoadResult | undefined {
     const file = join(this.dir, `${name}.json`);
-    let st;
-    try {
-      st = statSync(file, { throwIfNoEntry: false, bigint: false });
-    } catch (e) {
-      // A name too long for a file name (a URL segment can be kilobytes) names no model.
-      if ((e as NodeJS.ErrnoException).code !== 'ENAMETOOLONG') throw e;
-    }
-    if (!st?.isFile()) {
+    const st = statNow(file);
+    if (!st?.isFile) {
       this.#cache.delete(name);
       return undefined;
     }
-    const key = `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}`;
+    const key = st.key;
     const hit = this.#cache.get(name);
     if (hit?.key === key) return hit.result;
     let result: LoadResult;

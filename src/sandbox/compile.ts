@@ -6,6 +6,7 @@ import { SourceMap } from 'node:module';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import type * as esbuild from 'esbuild';
 import { SvcError } from '../errors.ts';
+import { statNow } from '../model/file-stat.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { DEFAULT_LIMITS, type Limits } from '../exchange/limits.ts';
 import { EVENTS, handlerName, type EventName } from '../routing/events.ts';
@@ -66,8 +67,7 @@ const SCRIPT_PREFIX = 'svc-handler:';
 
 /** `stat` identity of a file (or `missing`): any change to the file changes it. */
 function fingerprint(file: string): string {
-  const st = statSync(file, { bigint: true, throwIfNoEntry: false });
-  return st ? `${st.mtimeNs}:${st.ctimeNs}:${st.size}:${st.ino}` : 'missing';
+  return statNow(file)?.key ?? 'missing';
 }
 
 /**

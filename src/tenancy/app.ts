@@ -1,11 +1,12 @@
 // An app (tenant): its directory, models, handler scripts, store and handler runtime.
 
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServedApp } from '../exchange/app.ts';
 import type { Limits } from '../exchange/limits.ts';
 import type { Logger } from '../exchange/log.ts';
 import type { HandlerRuntime, RuntimeFactory } from '../exchange/runtime.ts';
+import { statNow } from '../model/file-stat.ts';
 import { ModelRegistry } from '../model/registry.ts';
 import type { AppSettings } from '../exchange/settings.ts';
 import type { Store } from '../store/store.ts';
@@ -48,8 +49,7 @@ export class App implements ServedApp {
   handlerFile(collection: string): string | undefined {
     for (const ext of ['.ts', '.js']) {
       const file = join(this.dir, 'resources', collection + ext);
-      const st = statSync(file, { throwIfNoEntry: false });
-      if (st?.isFile()) return file;
+      if (statNow(file)?.isFile) return file;
     }
     return undefined;
   }

@@ -2,13 +2,14 @@
 // first use and closed again when it idles (README "Tenants").
 
 import { EventEmitter } from 'node:events';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import type { ServedApp } from '../exchange/app.ts';
 import { Logger } from '../exchange/log.ts';
 import type { RuntimeFactory } from '../exchange/runtime.ts';
 import { SvcError } from '../errors.ts';
+import { statNow } from '../model/file-stat.ts';
 import { isVolatile, openStore } from '../store/open.ts';
 import { storeUnavailable, type Store } from '../store/store.ts';
 import { App } from './app.ts';
@@ -105,7 +106,7 @@ export class Apps extends EventEmitter<AppsEvents> {
     if (!TENANT_NAME.test(name)) return undefined;
     const dir = join(resolve(tenantsDir), name);
     // Checked on every request, so that tenants can be added and removed without a restart.
-    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+    if (!statNow(dir)?.isDirectory) {
       const gone = this.#tenants.get(name);
       if (gone) this.#retire(gone, 'removed');
       return undefined;

@@ -16,6 +16,8 @@ const file = (name: string, code: string) => {
   return path;
 };
 const compiler = new Compiler(dir);
+/** Files are looked at once per turn of the event loop (src/model/file-stat.ts): a change is seen from the next turn on, as by the next request. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 t.test('only a script that is exactly svc.delegate() (comments aside) skips the isolate', async (t) => {
   const cases: [string, boolean][] = [
@@ -42,9 +44,11 @@ t.test('an unchanged file is served from the cache; a change rebuilds; a touch k
   t.equal(await compiler.get(path), first, 'same artifact while nothing changed');
   const later = new Date(Date.now() + 5000);
   utimesSync(path, later, later);
+  await nextTurn();
   const touched = await compiler.get(path);
   t.equal(touched, first, 'same content hash: the same artifact');
   writeFileSync(join(dir, 'resources', 'lib', 'x.ts'), "export const x = 'two';\n");
+  await nextTurn();
   const changed = await compiler.get(path);
   t.not(changed, first, 'an imported file changed');
   t.ok(changed.ok && changed.code.includes('"two"'));

@@ -22,6 +22,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   config: ['exchange'],
   tenancy: ['errors', 'model', 'store', 'exchange', 'config'],
   cluster: ['exchange'],
+  'node-flags': [],
   main: ['*'],
   cli: ['*'],
 };

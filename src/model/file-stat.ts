@@ -1,0 +1,39 @@
+// The state of an app's files as of this turn of the event loop. Models, handler scripts and
+// tenant directories are checked on every request, so that a change takes effect on the next
+// request without a restart (SPEC §8, §10); the requests served in one turn share one `stat` of
+// each file. A request that arrives after a change is read in a later turn, so it sees the change.
+
+import { statSync } from 'node:fs';
+
+export interface FileStat {
+  readonly isFile: boolean;
+  readonly isDirectory: boolean;
+  /** mtime, ctime, size and inode: any change of the file changes it. */
+  readonly key: string;
+}
+
+const memo = new Map<string, FileStat | null>();
+let clearing = false;
+
+/** `path`'s state now (this turn); undefined when nothing is there or it cannot be a file name (too long). */
+export function statNow(path: string): FileStat | undefined {
+  const known = memo.get(path);
+  if (known !== undefined) return known ?? undefined;
+  let state: FileStat | null = null;
+  try {
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (st) state = { isFile: st.isFile(), isDirectory: st.isDirectory(), key: `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}` };
+  } catch (e) {
+    // A name too long for a file name (a URL segment can be kilobytes) names nothing.
+    if ((e as NodeJS.ErrnoException).code !== 'ENAMETOOLONG') throw e;
+  }
+  memo.set(path, state);
+  if (!clearing) {
+    clearing = true;
+    setImmediate(() => {
+      memo.clear();
+      clearing = false;
+    });
+  }
+  return state ?? undefined;
+}
