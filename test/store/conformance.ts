@@ -6,6 +6,7 @@
 // Each test opens a fresh, empty store with `newStore` and closes it afterwards. Expected results
 // are written out by hand, never computed by reimplementing the semantics.
 
+import { isDeepStrictEqual } from 'node:util';
 import { MongoClient } from 'mongodb';
 import type { Test } from 'tap';
 import type { Condition, Filter, Member, MemberData, Model, Order, Query, Value } from '../../src/model/types.ts';
@@ -89,6 +90,11 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 async function ids(store: Store, model: Model, q: Partial<Query> = {}): Promise<number[]> {
   const members = await collect(store.list(model, query(q)));
   await sameTexts(store, model, q, members);
+  // A list may read members from a different source than `get` (SQLite: their stored JSON text, not their columns).
+  for (const m of members) {
+    const got = await store.get(model, m.id);
+    if (!isDeepStrictEqual(got, m)) throw new Error(`list and get differ for member ${m.id}: ${JSON.stringify(m)} vs ${JSON.stringify(got)}`);
+  }
   return members.map((m) => m.id);
 }
 

@@ -75,10 +75,20 @@ class SqliteStore implements Store {
 
   async *list(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<Member> {
     const c = this.#collection(model);
-    const rows = this.#select(selectSql(c.shape, query), query, scans(query, unindexed(model)), options);
+    // The stored JSON text of each member, as listJson reads it: parsing it costs less than reading every column.
+    const rows = this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, unindexed(model)), options);
     // Rows read on the event loop are iterated synchronously: an await per row would cost more than the row.
-    if (Symbol.asyncIterator in rows) for await (const row of rows) yield toMember(c.shape.columns, row);
-    else for (const row of rows) yield toMember(c.shape.columns, row);
+    if (Symbol.asyncIterator in rows) {
+      for await (const row of rows) {
+        const member = this.#member(c, row);
+        if (member) yield member;
+      }
+    } else {
+      for (const row of rows) {
+        const member = this.#member(c, row);
+        if (member) yield member;
+      }
+    }
   }
 
   async *listJson(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<string> {
@@ -95,6 +105,17 @@ class SqliteStore implements Store {
         if (text !== '') yield text;
       }
     }
+  }
+
+  /**
+   * A member from a row of TEXT_COLUMNS: its stored text parsed (the same member as toMember
+   * builds, see memberText), or, when it was written under other fields (or before texts were
+   * kept), read from its columns; undefined when a write deleted it since the page was read.
+   */
+  #member(c: Collection, [id, updated, text, shape]: SQLOutputValue[]): Member | undefined {
+    if (shape === c.shapeId && typeof text === 'string') return { id: id as number, updated: updated as string, ...(JSON.parse(text) as MemberData) };
+    const row = this.#statements.row(c.select, [id as number]);
+    return row ? toMember(c.shape.columns, row) : undefined;
   }
 
   /**
