@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { newPool, runLoad } from './load.ts';
-import { SERVERS, type Scenario } from './scenarios.ts';
+import { commandLineScenario, SERVERS } from './scenarios.ts';
 import { Seeds } from './seed.ts';
 import { ROOT, startServer } from './servers.ts';
 
@@ -28,15 +28,7 @@ const servers = [
   await startServer(`${serverName}-a`, spec, { seeds, dataDir: dir, nodeArgs: split(flagsA), log }),
   await startServer(`${serverName}-b`, checkoutB ? { ...spec, entry: relative(ROOT, join(checkoutB, spec.entry ?? 'src/cli.ts')) } : spec, { seeds, dataDir: dir, nodeArgs: split(flagsB), log }),
 ];
-const post = target.startsWith('POST ');
-const scenario: Scenario = {
-  name: target,
-  server: serverName,
-  group: 'ab',
-  method: post ? 'POST' : 'GET',
-  path: post ? target.slice(5) : target,
-  ...(post ? { body: JSON.stringify({ name: 'Bench', born: '1990-01-05' }), headers: { 'content-type': 'application/json' }, expect: 201 } : {}),
-};
+const scenario = commandLineScenario(target, serverName, 'ab');
 const ratios: number[] = [];
 try {
   for (const s of servers) {

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newPool, runLoad } from './load.ts';
-import { SERVERS, type Scenario } from './scenarios.ts';
+import { commandLineScenario, SERVERS } from './scenarios.ts';
 import { Seeds } from './seed.ts';
 import { startServer } from './servers.ts';
 
@@ -17,15 +17,7 @@ const spec = SERVERS[serverName];
 if (!spec) throw new Error(`no server ${serverName}`);
 const log = (line: string) => console.error(`profile: ${line}`);
 const server = await startServer(serverName, spec, { seeds: new Seeds(dir, dir), dataDir: dir, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`], log });
-const post = target.startsWith('POST ');
-const scenario: Scenario = {
-  name: target,
-  server: serverName,
-  group: 'profile',
-  method: post ? 'POST' : 'GET',
-  path: post ? target.slice(5) : target,
-  ...(post ? { body: JSON.stringify({ name: 'Profile', born: '1990-01-05' }), headers: { 'content-type': 'application/json' }, expect: 201 } : {}),
-};
+const scenario = commandLineScenario(target, serverName, 'profile');
 const pool = newPool(server.url, 32);
 const m = await runLoad(pool, scenario, { seconds: Number(seconds), connections: 32 });
 await pool.close();

@@ -291,3 +291,16 @@ export const SCRIPT_CHECKS: readonly { readonly file: string; readonly nodeArgs?
 export const MEMORY_CHECKS: readonly MemoryCheck[] = [
   { name: 'list 100,000 members unpaged', server: 'svc-100k', path: '/resources/employees', members: 100_000, maxGrowthMB: 50 },
 ];
+
+/** A scenario of one path as typed on a command line (bench/profile.ts, bench/ab.ts): GET, or POST of a new member when it starts with "POST ". */
+export function commandLineScenario(target: string, server: string, group: string): Scenario {
+  const post = target.startsWith('POST ');
+  return {
+    name: target,
+    server,
+    group,
+    method: post ? 'POST' : 'GET',
+    path: post ? target.slice(5) : target,
+    ...(post ? { body: JSON.stringify({ name: 'Bench', born: '1990-01-05' }), headers: { 'content-type': 'application/json' }, expect: 201 } : {}),
+  };
+}
