@@ -123,10 +123,11 @@ class SqliteStore implements Store {
    * other fields (or before texts were kept), built from its columns; '' when a write deleted it
    * since the page was read.
    */
-  #memberText(c: Collection, [id, updated, text, shape]: SQLOutputValue[]): string {
+  #memberText(c: Collection, row: SQLOutputValue[]): string {
+    const [id, updated, text, shape] = row;
     if (shape === c.shapeId && typeof text === 'string') return memberText(id as number, updated as string, text);
-    const row = this.#statements.row(c.select, [id as number]);
-    return row ? JSON.stringify(toMember(c.shape.columns, row)) : '';
+    const member = this.#member(c, row);
+    return member ? JSON.stringify(member) : '';
   }
 
   /**
