@@ -26,6 +26,7 @@ import { markdown, memoryTable, resultsTable, scriptTable, summarize, type Memor
 import { baselineOf, GROUPS, MEMORY_CHECKS, SCENARIOS, SCRIPT_CHECKS, SERVERS, type MemoryCheck, type Scenario } from './scenarios.ts';
 import { Seeds } from './seed.ts';
 import { cpuOf, machineBusy, memoryOf, startServer, type Started } from './servers.ts';
+import { NODE_FLAGS } from '../src/node-flags.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -240,7 +241,7 @@ async function main(): Promise<void> {
       for (const check of SCRIPT_CHECKS) {
         log(`script: ${check.file}`);
         try {
-          const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...(check.nodeArgs ?? []), check.file, ...(check.args ?? [])], { cwd: resolve(import.meta.dirname, '..') });
+          const { stdout } = await promisify(execFile)(process.execPath, [...NODE_FLAGS, ...(check.nodeArgs ?? []), check.file, ...(check.args ?? [])], { cwd: resolve(import.meta.dirname, '..') });
           for (const m of stdout.matchAll(/^RESULT (.*)$/gm)) scriptResults.push(JSON.parse(m[1]!));
           log(stdout.replace(/^RESULT .*$/gm, '').trim());
         } catch (e) {

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { newPool, runLoad } from './load.ts';
 import type { Scenario } from './scenarios.ts';
+import { NODE_FLAGS } from '../src/node-flags.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 32);
@@ -49,7 +50,7 @@ const script = `
   });
   process.on('SIGTERM', () => r.close().then(() => process.exit(0)));
 `;
-const child = spawn(process.execPath, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...(process.env.SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [...NODE_FLAGS, ...(process.env.SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
 let cpuReply: ((v: [number, number]) => void) | undefined;
 const url = await new Promise<string>((resolve) => {
   createInterface({ input: child.stdout! }).on('line', (line) => {
