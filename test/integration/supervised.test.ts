@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NODE, spawnListening, type ServerProcess } from '../helpers/process.ts';
+import { NODE, NODE_FLAGS, spawnListening, type ServerProcess } from '../helpers/process.ts';
 import { makeApp, ROOT } from '../helpers/server.ts';
 
 const SNAPSHOT_WARNING = /started without --no-node-snapshot/;
@@ -87,10 +87,20 @@ t.test('bin/svc.js: started without the flags, it restarts Node with them, in th
   t.teardown(() => void server.child.kill('SIGKILL'));
   if (process.platform === 'linux') {
     const argv = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
-    t.ok(argv.includes('--no-node-snapshot'), `the server runs as: ${argv.join(' ')}`);
+    for (const flag of NODE_FLAGS) t.ok(argv.includes(flag), `${flag}: the server runs as ${argv.join(' ')}`);
   }
   await stopsCleanly(t, server);
   t.notMatch(server.output(), SNAPSHOT_WARNING, 'Node runs with --no-node-snapshot');
+});
+
+t.test('bin/svc.js keeps a flag given with another value (--max-semi-space-size=16)', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
+  const server = await spawnListening(NODE, ['--max-semi-space-size=16', join(ROOT, 'bin/svc.js'), 'serve', ...serveArgs]);
+  t.teardown(() => void server.child.kill('SIGKILL'));
+  const argv = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
+  t.ok(argv.includes('--max-semi-space-size=16'), `the given value: ${argv.join(' ')}`);
+  t.notOk(argv.some((a) => a.startsWith('--max-semi-space-size=') && a !== '--max-semi-space-size=16'), 'no second value added');
+  t.ok(argv.includes('--no-node-snapshot'), 'the missing flags are still added');
+  await stopsCleanly(t, server);
 });
 
 t.test('node src/cli.ts without --no-node-snapshot warns', async (t) => {
