@@ -32,6 +32,16 @@ const PENALTY_MS = 10_000;
 /** Faults that put an app in the penalty: its own code broke a limit. */
 const PENALISED: ReadonlySet<Fault | undefined> = new Set(['cpu', 'wall', 'request', 'memory']);
 
+/**
+ * The wait before an app gets a new isolate after its isolates were replaced for faults of its own
+ * `n` times in a row (no request completed in between), n ≥ 2: REPLACE_WAIT_MS × 2^(n-2), at most
+ * REPLACE_WAIT_MAX_MS. Creating an isolate blocks the event loop for milliseconds, every app's
+ * requests with it; an app whose every request breaks a limit would otherwise have one made per
+ * request (8 a second filling 64 MiB heaps), and the other apps' p99 would be those stalls.
+ */
+const REPLACE_WAIT_MS = 100;
+const REPLACE_WAIT_MAX_MS = 1_000;
+
 /** Requests queued on one isolate at most; more wait for a place. */
 const PIPELINE_DEPTH = 8;
 /** A request running this long is probably spinning or waiting: new requests avoid its isolate, in milliseconds. */
@@ -77,6 +87,8 @@ export class Slot {
   reserved = 0;
   /** Why the isolate was disposed by the host. */
   fault: Fault | undefined;
+  /** Whether the pool has counted the fault (an isolate holding several requests is removed once per request). */
+  counted = false;
   lastUsed = performance.now();
   readonly #context: ivm.Context;
   /** Handler file (relative) → the version installed and its id in the isolate. */
@@ -242,6 +254,11 @@ export class Pool {
   #closed = false;
   /** Until when (performance.now()) the app may have one isolate only; see PENALTY_MS. */
   #penaltyUntil = 0;
+  /** Isolates replaced for the app's own faults since a request last completed; see REPLACE_WAIT_MS. */
+  #faultsInARow = 0;
+  /** No isolate is created before this (performance.now()). */
+  #growAfter = 0;
+  #growTimer: NodeJS.Timeout | undefined;
   #reaper: NodeJS.Timeout | undefined;
 
   constructor(app: string, limits: Limits, onCatastrophicError: (message: string) => void) {
@@ -280,7 +297,10 @@ export class Pool {
     slot.reserved--;
     slot.lastUsed = performance.now();
     if (slot.disposed || this.#closed) this.#remove(slot);
-    else slot.dropStale();
+    else {
+      this.#faultsInARow = 0;
+      slot.dropStale();
+    }
     this.#serveWaiters();
     this.#scheduleReap();
   }
@@ -315,6 +335,14 @@ export class Pool {
   /** Starts creating one more isolate, if the limit allows. */
   #grow(): void {
     if (this.size >= this.#cap() || this.#closed) return;
+    const wait = this.#growAfter - performance.now();
+    if (wait > 0) {
+      this.#growTimer ??= setTimeout(() => {
+        this.#growTimer = undefined;
+        this.#serveWaiters();
+      }, wait).unref();
+      return;
+    }
     this.#creating++;
     Slot.create(this.#app, this.#limits, this.#onCatastrophicError).then(
       (slot) => {
@@ -348,8 +376,12 @@ export class Pool {
     const i = this.#slots.indexOf(slot);
     if (i >= 0) this.#slots.splice(i, 1);
     if (!slot.disposed) slot.dispose('closed');
-    if (PENALISED.has(slot.fault)) {
+    if (PENALISED.has(slot.fault) && !slot.counted) {
+      slot.counted = true;
       this.#penaltyUntil = performance.now() + PENALTY_MS;
+      if (++this.#faultsInARow >= 2) {
+        this.#growAfter = performance.now() + Math.min(REPLACE_WAIT_MAX_MS, REPLACE_WAIT_MS * 2 ** (this.#faultsInARow - 2));
+      }
       // Idle isolates beyond the one allowed go now; busy ones finish what they hold.
       this.shed(1);
     }
@@ -389,6 +421,7 @@ export class Pool {
     pools.delete(this);
     this.#closed = true;
     if (this.#reaper) clearTimeout(this.#reaper);
+    if (this.#growTimer) clearTimeout(this.#growTimer);
     for (const slot of this.#slots) slot.dispose(fault);
     this.#slots.length = 0;
     for (const w of this.#waiters.splice(0)) w.reject(new Error('the sandbox is closed'));
