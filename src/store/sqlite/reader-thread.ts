@@ -1,12 +1,24 @@
 // A reader thread (readers.ts): runs the queries that scan, on connections of its own, and sends
 // their rows back in batches, one batch per request of the main thread.
 
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementSync } from 'node:sqlite';
 import { parentPort } from 'node:worker_threads';
 import { Allowance, Deadline, installFunctions, isTimeUp } from './deadline.ts';
 import { BUSY_TIMEOUT_MS, isBusy } from './database.ts';
-import type { Reply, Request } from './readers.ts';
+import { READER_NICE, type Reply, type Request } from './readers.ts';
 import { Statements } from './statements.ts';
+
+// On Linux a thread has its own nice value, set through its thread id; /proc/thread-self names
+// the calling thread (`<pid>/task/<tid>`). Elsewhere, or without /proc, the thread keeps the
+// process's priority.
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(tid) && tid > 0) setPriority(tid, READER_NICE);
+} catch {
+  // not Linux, or no /proc
+}
 
 /** A batch ends after this many rows, or once its values hold this many characters/bytes, whichever comes first. */
 const BATCH_ROWS = 256;

@@ -15,6 +15,13 @@ export const READER_THREADS = 2;
  */
 export const READS_PER_APP = 1;
 
+/**
+ * The reader threads' nice value (0 is the event loop's): on a busy machine a scan gets the CPU
+ * the requests that need little of it leave, instead of an equal share of a core.
+ * https://man7.org/linux/man-pages/man2/setpriority.2.html
+ */
+export const READER_NICE = 10;
+
 export type Request =
   | { type: 'open'; id: number; path: string; sql: string; params: SQLInputValue[]; timeMs: number }
   | { type: 'more'; id: number }
