@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { newPool, runLoad } from './load.ts';
+import { runLoad } from './load.ts';
 import { commandLineScenario, SERVERS } from './scenarios.ts';
 import { Seeds } from './seed.ts';
 import { ROOT, startServer } from './servers.ts';
@@ -32,9 +32,7 @@ const scenario = commandLineScenario(target, serverName, 'ab');
 const ratios: number[] = [];
 try {
   for (const s of servers) {
-    const pool = newPool(s.url, 32);
-    await runLoad(pool, scenario, { seconds: 1, connections: 32 });
-    await pool.close();
+    await runLoad(s.url, scenario, { seconds: 1, connections: 32 });
   }
   for (let r = 0; r < Number(rounds); r++) {
     const rates: number[] = [];
@@ -42,9 +40,7 @@ try {
     const order = r % 2 === 0 ? [0, 1] : [1, 0];
     const got: string[] = [];
     for (const i of order) {
-      const pool = newPool(servers[i]!.url, 32);
-      const m = await runLoad(pool, scenario, { seconds: Number(seconds), connections: 32 });
-      await pool.close();
+      const m = await runLoad(servers[i]!.url, scenario, { seconds: Number(seconds), connections: 32 });
       rates[i] = m.rps;
       got[i] = `${'AB'[i]} ${Math.round(m.rps)} req/s p50 ${m.p50.toFixed(2)} ms`;
     }

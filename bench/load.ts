@@ -1,7 +1,9 @@
-// The load generator: a closed loop of N connections (undici Pool, no pipelining) for a fixed time.
+// The load generator: a closed loop of N keep-alive connections (no pipelining) for a fixed time;
+// undici's Pool (newPool) for the requests that set a scenario up.
 
 import { createHistogram } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import { Connection, requestBytes } from './connection.ts';
 import type { Gen, Scenario } from './scenarios.ts';
 
 /** Timeouts of one request, in milliseconds: a stuck server fails the scenario instead of hanging the bench. */
@@ -47,12 +49,20 @@ export function newPool(url: string, connections: number): Pool {
 }
 
 /**
- * Runs `scenario` against `pool` for `seconds`: every connection sends its next request as soon
- * as the previous response is fully read. Requests that complete after the deadline are not
- * counted; none is started after it, so the loop ends by itself.
+ * Runs `scenario` against the server at `url` for `seconds`, over `connections` keep-alive
+ * connections of its own (./connection.ts, not undici: see there): every connection sends its next
+ * request as soon as the previous response is fully read. Requests that complete after the
+ * deadline are not counted; none is started after it, so the loop ends by itself.
  */
-export async function runLoad(pool: Pool, scenario: Scenario, opts: LoadOptions): Promise<Measured> {
+export async function runLoad(url: string, scenario: Scenario, opts: LoadOptions): Promise<Measured> {
   const expect = scenario.expect ?? 200;
+  const target = new URL(url);
+  const headers = scenario.headers ?? {};
+  const host = headers.host ?? headers.Host ?? target.host;
+  // Paths and bodies that do not change are encoded once.
+  const fixed = typeof scenario.path !== 'function' && typeof scenario.body !== 'function'
+    ? requestBytes(scenario.method, scenario.path, host, headers, scenario.body)
+    : undefined;
   const histogram = createHistogram();
   let sent = 0;
   let requests = 0;
@@ -60,43 +70,43 @@ export async function runLoad(pool: Pool, scenario: Scenario, opts: LoadOptions)
   let errors = 0;
   let error: string | undefined;
   let total: number | undefined;
+  const connections = Array.from({ length: opts.connections }, () => new Connection(target.hostname, Number(target.port)));
   const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
   const deadline = start + BigInt(Math.round(opts.seconds * 1e9));
 
-  const worker = async () => {
+  const worker = async (connection: Connection) => {
     while (process.hrtime.bigint() < deadline) {
       const i = sent++;
       const path = value(scenario.path, i);
+      const request = fixed ?? requestBytes(scenario.method, path, host, headers, scenario.body === undefined ? undefined : value(scenario.body, i));
       const t0 = process.hrtime.bigint();
       try {
-        const res = await pool.request({
-          method: scenario.method,
-          path,
-          ...(scenario.headers ? { headers: scenario.headers } : {}),
-          ...(scenario.body !== undefined ? { body: value(scenario.body, i) } : {}),
-        });
-        if (res.statusCode !== expect) {
+        const res = await connection.send(request, expect);
+        if (res.status !== expect) {
           errors++;
-          error ??= `${scenario.method} ${path}: ${res.statusCode} (expected ${expect}) ${(await res.body.text()).slice(0, 300)}`;
+          error ??= `${scenario.method} ${path}: ${res.status} (expected ${expect}) ${(res.body ?? '').slice(0, 300)}`;
           continue;
         }
-        let n = 0;
-        for await (const chunk of res.body) n += (chunk as Buffer).length;
         const t1 = process.hrtime.bigint();
         if (t1 > deadline) continue;
         requests++;
-        bytes += n;
-        const count = res.headers['x-total-count'];
-        if (typeof count === 'string') total = Number(count);
+        bytes += res.bytes;
+        if (res.total !== undefined) total = res.total;
         histogram.record(t1 - t0 || 1n);
       } catch (e) {
         errors++;
         error ??= `${scenario.method} ${path}: ${(e as Error).message}`;
+        // A connection the server closed is not reused.
+        return;
       }
     }
   };
-  await Promise.all(Array.from({ length: opts.connections }, worker));
+  try {
+    await Promise.all(connections.map(worker));
+  } finally {
+    for (const c of connections) c.close();
+  }
   const elapsed = Number(deadline - start) / 1e9;
   const cpu = process.cpuUsage(cpu0);
   return {

@@ -5,7 +5,7 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newPool, runLoad } from './load.ts';
+import { runLoad } from './load.ts';
 import { commandLineScenario, SERVERS } from './scenarios.ts';
 import { Seeds } from './seed.ts';
 import { startServer } from './servers.ts';
@@ -18,9 +18,7 @@ if (!spec) throw new Error(`no server ${serverName}`);
 const log = (line: string) => console.error(`profile: ${line}`);
 const server = await startServer(serverName, spec, { seeds: new Seeds(dir, dir), dataDir: dir, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`], log });
 const scenario = commandLineScenario(target, serverName, 'profile');
-const pool = newPool(server.url, 32);
-const m = await runLoad(pool, scenario, { seconds: Number(seconds), connections: 32 });
-await pool.close();
+const m = await runLoad(server.url, scenario, { seconds: Number(seconds), connections: 32 });
 await server.stop();
 console.log(`${target}: ${JSON.stringify(m).slice(0, 300)}`);
 

@@ -187,7 +187,7 @@ async function main(): Promise<void> {
       const busy0 = machineBusy();
       const self0 = process.cpuUsage();
       const t0 = performance.now();
-      const measured = await runLoad(pools.get(s.server)!, s, warmup ? { ...load, seconds: config.warmup } : load);
+      const measured = await runLoad(servers.get(s.server)!.url, s, warmup ? { ...load, seconds: config.warmup } : load);
       const seconds = (performance.now() - t0) / 1000;
       const server = cpuOf(pid) - cpu0;
       const self = process.cpuUsage(self0);

@@ -83,7 +83,7 @@ try {
       let n = 0;
       const scenario: Scenario = { name, server: 'x', group: 'x', method: 'GET', path: () => `/resources/${name}/${1 + (n++ * 7919) % MEMBERS}` };
       const [all0, main0] = await cpuSplit();
-      const m = await runLoad(pool, scenario, { connections, seconds });
+      const m = await runLoad(url, scenario, { connections, seconds });
       const [all1, main1] = await cpuSplit();
       const cpuUs = (all1 - all0) / m.requests;
       const mainUs = (main1 - main0) / m.requests;
