@@ -3,7 +3,8 @@
 // one request path (GET; POST when the path starts with "POST "). Prints req/s and p50 per round
 // and the median of B ÷ A: for deciding between two settings on a noisy machine, not for figures.
 // With AB_B_CHECKOUT=<dir>, server B runs that checkout's svc (e.g. a clone at an older commit,
-// with its own node_modules): two versions of the code side by side.
+// with its own node_modules): two versions of the code side by side. With AB_B_SERVER=<name>,
+// server B is that server of bench/scenarios.ts (e.g. another model or handler).
 //
 //   node bench/ab.ts '/resources/employees/5' 5 3 svc '' '--max-semi-space-size=16'
 //   AB_B_CHECKOUT=/tmp/base node bench/ab.ts '/resources/employees/5' 5 3 svc '' ''
@@ -20,13 +21,15 @@ const [target = '/resources/employees/1', rounds = '5', seconds = '3', serverNam
 const spec = SERVERS[serverName];
 if (!spec || spec.kind !== 'svc') throw new Error(`no svc server ${serverName}`);
 const checkoutB = process.env.AB_B_CHECKOUT;
+const specB = process.env.AB_B_SERVER ? SERVERS[process.env.AB_B_SERVER] : spec;
+if (!specB || specB.kind !== 'svc') throw new Error(`no svc server ${process.env.AB_B_SERVER}`);
 const dir = mkdtempSync(join(tmpdir(), 'svc-ab-'));
 const log = (line: string) => console.error(`ab: ${line}`);
 const seeds = new Seeds(dir, dir);
 const split = (flags: string) => flags.split(' ').filter(Boolean);
 const servers = [
   await startServer(`${serverName}-a`, spec, { seeds, dataDir: dir, nodeArgs: split(flagsA), log }),
-  await startServer(`${serverName}-b`, checkoutB ? { ...spec, entry: relative(ROOT, join(checkoutB, spec.entry ?? 'src/cli.ts')) } : spec, { seeds, dataDir: dir, nodeArgs: split(flagsB), log }),
+  await startServer(`${serverName}-b`, checkoutB ? { ...specB, entry: relative(ROOT, join(checkoutB, specB.entry ?? 'src/cli.ts')) } : specB, { seeds, dataDir: dir, nodeArgs: split(flagsB), log }),
 ];
 const scenario = commandLineScenario(target, serverName, 'ab');
 const ratios: number[] = [];

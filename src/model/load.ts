@@ -116,7 +116,8 @@ export function loadModel(file: string, text: string): LoadResult {
       ...(type === 'string' ? { maxLength: (def.max_length as number | undefined) ?? DEFAULT_MAX_LENGTH } : {}),
       ...(def.label !== undefined ? { label: def.label as string } : {}),
       ...(def.description !== undefined ? { description: def.description as string } : {}),
-      ...(def.index === false ? { index: false as const } : {}),
+      // Long free text is not indexed unless asked for (README "Models").
+      ...((def.index ?? type !== 'text') === false ? { index: false as const } : {}),
     };
     if (def.default_value !== undefined && def.default_value !== null) {
       const parsed = parseValue(field, def.default_value, false);

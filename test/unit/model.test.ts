@@ -17,6 +17,25 @@ t.test('a model gets id and updated first, then declared fields in file order', 
   t.equal(r.model.fields.get('b')!.editable, true);
 });
 
+t.test('every field is indexed by default but text; "index" says otherwise', async (t) => {
+  const r = model({
+    s: { type: 'string' },
+    n: { type: 'integer' },
+    d: { type: 'date' },
+    long: { type: 'text' },
+    longIndexed: { type: 'text', index: true },
+    sOff: { type: 'string', index: false },
+  });
+  if (!r.ok) throw new Error(r.reason);
+  const index = (name: string) => r.model.fields.get(name)!.index;
+  t.equal(index('s'), undefined, 'string: indexed');
+  t.equal(index('n'), undefined, 'integer: indexed');
+  t.equal(index('d'), undefined, 'date: indexed');
+  t.equal(index('long'), false, 'text: not indexed unless asked');
+  t.equal(index('longIndexed'), undefined, 'text with "index": true: indexed');
+  t.equal(index('sOff'), false);
+});
+
 t.test('bad model files are rejected with the reason', async (t) => {
   const cases: [string, RegExp][] = [
     ['{', /not valid JSON/],
