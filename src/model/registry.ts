@@ -20,17 +20,22 @@ export interface ModelProblem {
 
 export class ModelRegistry {
   readonly dir: string;
+  /** `dir` and a separator: a model's file is this, its name and `.json` (a name has no `/` or `..`, see COLLECTION_NAME). */
+  readonly #prefix: string;
   readonly #warn: (message: string) => void;
   #cache = new Map<string, Entry>();
 
   /** `warn` is told of each model file rejected, once per version of the file. */
   constructor(dir: string, warn: (message: string) => void) {
     this.dir = dir;
+    this.#prefix = join(dir, sep);
     this.#warn = warn;
   }
 
+  /** Only for a name that matches COLLECTION_NAME. */
   #load(name: string): LoadResult | undefined {
-    const file = join(this.dir, `${name}.json`);
+    // Not path.join: this runs on every request, and the name needs no normalising.
+    const file = `${this.#prefix}${name}.json`;
     const st = statNow(file);
     if (!st?.isFile) {
       this.#cache.delete(name);
