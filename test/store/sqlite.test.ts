@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Member, Model, Query } from '../../src/model/types.ts';
 import { prefixSuccessor, quoteIdent, selectSql, countSql, type TableShape } from '../../src/store/sqlite/sql.ts';
-import { openDatabase, sqlitePath } from '../../src/store/sqlite/database.ts';
+import { openDatabase, retryWhileBusy, sqlitePath } from '../../src/store/sqlite/database.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { makeModel } from '../fixtures/models.ts';
 import { collect, filter, order, query, runStoreSuiteOn } from './conformance.ts';
@@ -108,6 +108,23 @@ t.test('the database is configured for durability', async (t) => {
   t.equal(pragma('busy_timeout'), 5000);
   t.equal(pragma('trusted_schema'), 0);
   t.equal(db.prepare("SELECT svc_lower('ÀÉÎ Σ') AS x").get()!.x, 'àéî σ', 'Unicode lower-casing');
+});
+
+t.test('opening a database is tried again while SQLite answers busy at once', async (t) => {
+  const busy = () => Object.assign(new Error('database is locked'), { errcode: 5 });
+  let calls = 0;
+  t.equal(await retryWhileBusy(() => (++calls < 3 ? (() => { throw busy(); })() : 'open')), 'open');
+  t.equal(calls, 3, 'two busy answers, then the open');
+
+  calls = 0;
+  await t.rejects(retryWhileBusy(() => { calls++; throw new Error('file is not a database'); }), /not a database/);
+  t.equal(calls, 1, 'any other error is not tried again');
+
+  const t0 = performance.now();
+  await t.rejects(retryWhileBusy(() => { throw busy(); }, 100), /database is locked/);
+  const took = performance.now() - t0;
+  // 100 ms of pauses at most; the margin is for a machine whose cores are busy.
+  t.ok(took < 1000, `busy for good: given up after the bound, not after the default 5 s (${took.toFixed(0)} ms)`);
 });
 
 t.test('database file per app', async (t) => {

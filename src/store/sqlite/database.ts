@@ -3,6 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Deadline, installFunctions } from './deadline.ts';
 
 /** How long a write waits for another connection's lock before failing, in milliseconds. */
@@ -29,6 +30,17 @@ export function openDatabase(path: string, deadline = new Deadline()): DatabaseS
   const file = path !== ':memory:';
   if (file) mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    configure(db, file);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  installFunctions(db, deadline);
+  return db;
+}
+
+function configure(db: DatabaseSync, file: boolean): void {
   if (file) {
     // WAL: readers do not block the writer, and a commit is one append to the log.
     db.exec('PRAGMA journal_mode = WAL');
@@ -39,8 +51,26 @@ export function openDatabase(path: string, deadline = new Deadline()): DatabaseS
   }
   // The schema holds only our own tables and triggers; never run app functions from it.
   db.exec('PRAGMA trusted_schema = OFF');
-  installFunctions(db, deadline);
-  return db;
+}
+
+/**
+ * `open()`, run again while it fails with "database is busy", after pauses of 5 ms doubling to
+ * 100 ms, for at most `boundMs`. SQLite answers busy without waiting for its busy timeout in a few
+ * cases (https://sqlite.org/wal.html#sometimes_queries_return_sqlite_busy_in_wal_mode): a
+ * connection opening while the last one to close cleans up the WAL, or while another runs
+ * recovery. Two worker processes opening one new database at once met one: `PRAGMA journal_mode
+ * = WAL` failed at once, and the worker could not start.
+ */
+export async function retryWhileBusy<T>(open: () => T, boundMs = BUSY_TIMEOUT_MS): Promise<T> {
+  const started = performance.now();
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    try {
+      return open();
+    } catch (e) {
+      if (!isBusy(e) || performance.now() - started + pause > boundMs) throw e;
+      await sleep(pause);
+    }
+  }
 }
 
 /**

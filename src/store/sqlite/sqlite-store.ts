@@ -3,7 +3,7 @@
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
 import { DEFAULT_STORE_TIME_MS, modelSignature, storeTimeLimit, type ReadOptions, type Store, type WriteResult } from '../store.ts';
-import { openDatabase, sqlitePath } from './database.ts';
+import { openDatabase, retryWhileBusy, sqlitePath } from './database.ts';
 import { Allowance, Deadline, isTimeUp } from './deadline.ts';
 import { readers } from './readers.ts';
 import { GroupCommit } from './group-commit.ts';
@@ -19,7 +19,6 @@ import { Statements } from './statements.ts';
  */
 const SMALL_PAGE = 32;
 
-/** What `listJson` reads of a member row: `id`, `updated`, the fields' JSON text and its shape. */
 /**
  * The event loop's slice of a query that may scan (a count, a small page), in milliseconds: one
  * that finishes within it costs no hop to a reader thread (~130 µs), and one that does not has
@@ -27,12 +26,19 @@ const SMALL_PAGE = 32;
  */
 const SLICE_MS = 2;
 
+/** What `listJson` reads of a member row: `id`, `updated`, the fields' JSON text and its shape. */
 const TEXT_COLUMNS = ['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ');
 
 export async function openSqliteStore(uri: string, name: string): Promise<Store> {
   const path = sqlitePath(uri, name);
   const deadline = new Deadline();
-  return new SqliteStore(openDatabase(path, deadline), deadline, path === ':memory:' ? undefined : path);
+  const db = await retryWhileBusy(() => openDatabase(path, deadline));
+  try {
+    return new SqliteStore(db, deadline, path === ':memory:' ? undefined : path);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
 }
 
 /** The fields of a model declared `"index": false`. */
