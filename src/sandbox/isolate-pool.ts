@@ -71,8 +71,15 @@ export function shedIdleIsolates(): number {
  * V8's code cache of each compiled handler, made by the first isolate that compiles it: the
  * isolates created later (the pool growing, a replaced one) start from it. By artifact, so that it
  * is dropped with it; V8 checks that a cache matches its source before using it.
+ *
+ * Kept as a plain ArrayBuffer, and copied into an ExternalCopy only for the compile that uses it,
+ * which releases it at once: an ExternalCopy's accounting runs against isolated-vm's current
+ * environment, and one that only the garbage collector releases may be collected while Node
+ * tears the process down, after isolated-vm's environment is gone. A test process aborted there
+ * twice (`IsolateEnvironment::GetCurrent` assertion, at the end of tenant-idle.test.ts, whose
+ * released tenants leave their handlers' caches to the collector).
  */
-const codeCaches = new WeakMap<object, ivm.ExternalCopy<ArrayBuffer>>();
+const codeCaches = new WeakMap<object, ArrayBuffer>();
 
 /** One isolate with its locked-down context, the handlers installed in it and the requests queued on it. */
 export class Slot {
@@ -160,13 +167,22 @@ export class Slot {
   }
 
   async #compile(artifact: Extract<Artifact, { ok: true }>): Promise<{ hash: string; id: number }> {
-    const cachedData = codeCaches.get(artifact);
-    const script = await this.isolate.compileScript(artifact.code, {
-      filename: artifact.scriptName,
-      ...(cachedData ? { cachedData } : { produceCachedData: true }),
-    });
+    const cached = codeCaches.get(artifact);
+    const cachedData = cached ? new ivm.ExternalCopy(cached) : undefined;
+    let script: ivm.Script;
+    try {
+      script = await this.isolate.compileScript(artifact.code, {
+        filename: artifact.scriptName,
+        ...(cachedData ? { cachedData } : { produceCachedData: true }),
+      });
+    } finally {
+      cachedData?.release();
+    }
     const produced = (script as ivm.Script & ivm.CachedDataResult).cachedData;
-    if (!cachedData && produced) codeCaches.set(artifact, produced);
+    if (produced) {
+      if (!cached) codeCaches.set(artifact, produced.copy());
+      produced.release();
+    }
     try {
       // Evaluates the wrapping function expression only: no handler code runs here.
       const factory = (await script.run(this.#context, { reference: true })) as ivm.Reference;
