@@ -94,8 +94,6 @@ export class Slot {
   reserved = 0;
   /** Why the isolate was disposed by the host. */
   fault: Fault | undefined;
-  /** Whether the pool has counted the fault (an isolate holding several requests is removed once per request). */
-  counted = false;
   lastUsed = performance.now();
   readonly #context: ivm.Context;
   /** Handler file (relative) → the version installed and its id in the isolate. */
@@ -389,11 +387,12 @@ export class Pool {
   }
 
   #remove(slot: Slot): void {
+    // An isolate that held several requests is removed once per request; its fault counts once.
     const i = this.#slots.indexOf(slot);
-    if (i >= 0) this.#slots.splice(i, 1);
+    const first = i >= 0;
+    if (first) this.#slots.splice(i, 1);
     if (!slot.disposed) slot.dispose('closed');
-    if (PENALISED.has(slot.fault) && !slot.counted) {
-      slot.counted = true;
+    if (first && PENALISED.has(slot.fault)) {
       this.#penaltyUntil = performance.now() + PENALTY_MS;
       if (++this.#faultsInARow >= 2) {
         this.#growAfter = performance.now() + Math.min(REPLACE_WAIT_MAX_MS, REPLACE_WAIT_MS * 2 ** (this.#faultsInARow - 2));
