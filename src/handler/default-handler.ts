@@ -70,12 +70,52 @@ function pageUrl(ex: Exchange, start: number, count: number | undefined): string
   return `${collectionUrl(ex)}?${sp}`;
 }
 
+/**
+ * Pages of at most this many members are read before their count: a page that comes back short
+ * of its `count` gives the total itself (start + its length), with no count query (most filtered
+ * pages are short). Larger pages stream, and are counted first.
+ */
+const READ_FIRST_PAGE = 32;
+
+/** The members of a page read whole (READ_FIRST_PAGE), and the total a short page gives. */
+async function readPage<T>(source: AsyncIterable<T>, start: number, count: number): Promise<{ items: T[]; total?: number }> {
+  const items: T[] = [];
+  for await (const item of source) items.push(item);
+  // An empty page past the first says only that the total is at most `start`.
+  const short = items.length < count && (items.length > 0 || start === 0);
+  return short ? { items, total: start + items.length } : { items };
+}
+
+async function* each<T>(items: readonly T[]): AsyncIterable<T> {
+  yield* items;
+}
+
 async function list(ex: Exchange, model: Model, collect: boolean): Promise<DelegateResult> {
   const rep = ex.representation;
   const query: Query = parseQuery(model, ex.params, rep.defaultOrder, new Set([`${model.name}Id`]));
   const store = ex.store;
   const read = { timeMs: ex.limits.storeLimitMs };
-  const total = await store.count(model, query.filters, read);
+  // Members as the store keeps their JSON, when the representation can use it: no objects built.
+  const texts = !collect && rep.renderJsonTexts !== undefined;
+  let members: AsyncIterable<Member> | undefined;
+  let jsonTexts: AsyncIterable<string> | undefined;
+  let total: number | undefined;
+  if (query.count !== undefined && query.count <= READ_FIRST_PAGE) {
+    if (texts) {
+      const page = await readPage(store.listJson(model, query, read), query.start, query.count);
+      jsonTexts = each(page.items);
+      total = page.total;
+    } else {
+      const page = await readPage(store.list(model, query, read), query.start, query.count);
+      members = each(page.items);
+      total = page.total;
+    }
+  } else if (texts) {
+    jsonTexts = store.listJson(model, query, read);
+  } else {
+    members = store.list(model, query, read);
+  }
+  total ??= await store.count(model, query.filters, read);
   let newest: string | undefined;
   if (rep.needsNewest) {
     for await (const m of store.list(model, { filters: query.filters, order: [{ field: 'updated', desc: true }], start: 0, count: 1 }, read)) newest = m.updated;
@@ -97,19 +137,19 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   // Past its bound the collector lets go of what it held; the members still stream to the client.
   const collected = collect ? new ResultCollector(ex.limits.maxResultBytes) : undefined;
   let chunks: AsyncIterable<string>;
-  if (collected) {
+  if (jsonTexts) {
+    chunks = rep.renderJsonTexts!(ctx, jsonTexts);
+  } else if (collected) {
     let count = 0;
-    const source = store.list(model, query, read);
-    const members = (async function* () {
+    const source = members!;
+    chunks = rep.renderCollection(ctx, (async function* () {
       for await (const m of source) {
         if (count++ < MAX_COLLECTED) collected.add(m);
         yield m;
       }
-    })();
-    chunks = rep.renderCollection(ctx, members);
+    })());
   } else {
-    // Members as the store keeps their JSON, when the representation can use it: no objects built.
-    chunks = rep.renderJsonTexts ? rep.renderJsonTexts(ctx, store.listJson(model, query, read)) : rep.renderCollection(ctx, store.list(model, query, read));
+    chunks = rep.renderCollection(ctx, members!);
   }
   // A list that fits in SMALL_BODY goes out in one write with Content-Length; a larger one
   // streams (chunked), so memory stays flat however many members it has.

@@ -1,0 +1,52 @@
+// The default handler's X-Total-Count: a short page gives the total itself, with no count query;
+// a full page, an empty page past the first, and a streamed page are counted.
+
+import t from 'tap';
+import { runDefault } from '../../src/handler/default-handler.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { makeModel } from '../fixtures/models.ts';
+import { stubExchange } from '../helpers/stub-exchange.ts';
+
+const model = makeModel('items', { name: 'string' });
+const store = await openSqliteStore('sqlite::memory:', '');
+t.teardown(() => store.close());
+for (let i = 0; i < 7; i++) await store.insert(model, { name: i < 5 ? `a${i}` : `b${i}` }, new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString());
+
+/** The store's methods, each bound to it (its fields are private: a proxy's `this` would not do). */
+function bound(s: Store): Store {
+  const names = ['ensure', 'list', 'listJson', 'count', 'get', 'insert', 'replace', 'delete', 'ping', 'close'] as const;
+  return Object.fromEntries(names.map((n) => [n, (s[n] as (...a: unknown[]) => unknown).bind(s)])) as unknown as Store;
+}
+
+/** The list `query` answers: its X-Total-Count, its ids, and how many count queries it made. */
+async function list(query: string, collect = false): Promise<{ total: string | undefined; ids: number[]; counts: number }> {
+  let counts = 0;
+  const counting: Store = {
+    ...bound(store),
+    count: (...args) => (counts++, store.count(...args)),
+  };
+  const ex = stubExchange({ collection: 'items', handler: '', store: counting });
+  const params = new URLSearchParams(query);
+  Object.assign(ex, { model, params: new Map(params), query: [...params] });
+  const result = await runDefault(ex, { collect });
+  const ids = collect ? result.collection!.map((m) => m.id) : [];
+  return { total: ex.res.headers.get('x-total-count'), ids, counts };
+}
+
+t.test('a page shorter than its count is its own total', async (t) => {
+  t.same(await list('count=10'), { total: '7', ids: [], counts: 0 });
+  t.same(await list('start=5&count=10'), { total: '7', ids: [], counts: 0 }, 'the last page');
+  t.same(await list('name__startswith=b&count=20'), { total: '2', ids: [], counts: 0 }, 'a filtered page');
+  t.same(await list('name__startswith=z&count=20'), { total: '0', ids: [], counts: 0 }, 'no match at all');
+  t.same(await list('start=5&count=10', true), { total: '7', ids: [6, 7], counts: 0 }, 'members collected for a handler');
+});
+
+t.test('a page that may not be the last is counted', async (t) => {
+  t.same(await list('count=7'), { total: '7', ids: [], counts: 1 }, 'a full page');
+  t.same(await list('start=1&count=2&name__startswith=a'), { total: '5', ids: [], counts: 1 }, 'a full filtered page');
+  t.same(await list('start=9&count=5'), { total: '7', ids: [], counts: 1 }, 'an empty page past the end says only total <= start');
+  t.same(await list('count=0'), { total: '7', ids: [], counts: 1 });
+  t.same(await list(''), { total: '7', ids: [], counts: 1 }, 'an unpaged list streams, counted first');
+  t.same(await list('count=1000'), { total: '7', ids: [], counts: 1 }, 'a large page streams, counted first');
+});
