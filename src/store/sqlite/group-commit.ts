@@ -1,8 +1,27 @@
 // Group commit: the writes of every request that arrives within one turn of the event loop share one fsync.
 
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { storeUnavailable } from '../store.ts';
 import { isBusy } from './database.ts';
+import type { Statements } from './statements.ts';
+
+/** What a write statement did. */
+export interface RunResult {
+  readonly changes: number;
+  readonly lastInsertRowid: number;
+}
+
+/**
+ * How a store writes: each statement is acknowledged once durable. Writes are run by the
+ * connection that reads (GroupCommit, for `sqlite::memory:`) or by the writer thread (writer.ts).
+ */
+export interface Writes {
+  run(sql: string, params: readonly SQLInputValue[]): Promise<RunResult>;
+  /** Makes the writes issued so far readable by the reading connection (commits them, if it holds them). */
+  commit(): void;
+  /** Acknowledges what is issued; later writes are refused. */
+  close(): Promise<void>;
+}
 
 /**
  * A write runs at once inside the open transaction (opening one if needed), and is acknowledged
@@ -11,14 +30,26 @@ import { isBusy } from './database.ts';
  * https://sqlite.org/faq.html#q19). Reads commit first (`commit()`), so nobody reads a write
  * before it is durable.
  */
-export class GroupCommit {
+export class GroupCommit implements Writes {
   readonly #db: DatabaseSync;
+  readonly #statements: Statements | undefined;
   /** Writes done in the open transaction, each waiting for its commit to be acknowledged. */
   #batch: { ack: () => void; fail: (e: unknown) => void }[] | undefined;
   #closed = false;
+  /** Commits so far: the number of the last. */
+  commits = 0;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, statements?: Statements) {
     this.#db = db;
+    this.#statements = statements;
+  }
+
+  /** `sql` as a write of this group (the statement is prepared once, by `statements`). */
+  run(sql: string, params: readonly SQLInputValue[]): Promise<RunResult> {
+    return this.write(() => {
+      const r = this.#statements ? this.#statements.get(sql).run(...params) : this.#db.prepare(sql).run(...params);
+      return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
+    });
   }
 
   write<T>(fn: () => T): Promise<T> {
@@ -54,29 +85,18 @@ export class GroupCommit {
       return;
     }
     this.#batch = undefined;
+    this.commits++;
     for (const w of batch) w.ack();
   }
 
   /** Runs `fn` in a transaction of its own (after committing the open writes). */
   transaction<T>(fn: () => T): T {
     this.commit();
-    try {
-      this.#db.exec('BEGIN IMMEDIATE');
-    } catch (e) {
-      throw failure(e);
-    }
-    try {
-      const result = fn();
-      this.#db.exec('COMMIT');
-      return result;
-    } catch (e) {
-      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-      throw failure(e);
-    }
+    return transaction(this.#db, fn);
   }
 
   /** Commits what is open; later writes are refused. */
-  close(): void {
+  async close(): Promise<void> {
     this.commit();
     this.#closed = true;
   }
@@ -90,6 +110,23 @@ export class GroupCommit {
     } finally {
       for (const w of batch) w.fail(failure(e));
     }
+  }
+}
+
+/** Runs `fn` in a write transaction of its own on `db`, for a change of schema: committed, or rolled back when it throws. */
+export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (e) {
+    throw failure(e);
+  }
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (e) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw failure(e);
   }
 }
 

@@ -6,11 +6,12 @@ import { DEFAULT_STORE_TIME_MS, modelSignature, storeTimeLimit, type ReadOptions
 import { openDatabase, retryWhileBusy, sqlitePath } from './database.ts';
 import { Allowance, Deadline, isTimeUp } from './deadline.ts';
 import { readers } from './readers.ts';
-import { GroupCommit } from './group-commit.ts';
+import { GroupCommit, transaction, type Writes } from './group-commit.ts';
 import { memberText, toMember, values, written } from './rows.ts';
 import { BOOKKEEPING_SQL, IF_UPDATED, migrate, SHAPE_COLUMN, TEXT_COLUMN, type Collection } from './schema.ts';
 import { countSql, quoteIdent, scans, selectSql, type Sql } from './sql.ts';
 import { Statements } from './statements.ts';
+import { ThreadWrites } from './writer.ts';
 
 /**
  * Pages of at most this many members are read with one `all()` instead of streamed. Such a page is
@@ -59,7 +60,11 @@ class SqliteStore implements Store {
    */
   readonly #path: string | undefined;
   readonly #statements: Statements;
-  readonly #writes: GroupCommit;
+  /**
+   * A file's writes run in the writer thread (the event loop never waits for a commit); those of
+   * `sqlite::memory:`, whose database no other connection sees, run on the event loop.
+   */
+  readonly #writes: Writes;
   /** By model name. */
   readonly #collections = new Map<string, Collection>();
   /** By Model object: a request's model is the same object as the previous request's while its file is unchanged. */
@@ -71,8 +76,8 @@ class SqliteStore implements Store {
     this.#deadline = deadline;
     this.#path = path;
     this.#statements = new Statements(db);
-    this.#writes = new GroupCommit(db);
-    this.#writes.transaction(() => db.exec(BOOKKEEPING_SQL));
+    this.#writes = path === undefined ? new GroupCommit(db, this.#statements) : new ThreadWrites(path);
+    transaction(db, () => db.exec(BOOKKEEPING_SQL));
   }
 
   async ensure(model: Model): Promise<void> {
@@ -221,34 +226,26 @@ class SqliteStore implements Store {
 
   async insert(model: Model, data: MemberData, updated: string): Promise<Member> {
     const c = this.#collection(model);
-    return this.#writes.write(() => {
-      // One statement: the row and its count (by trigger) are written together.
-      const { lastInsertRowid } = this.#statements.get(c.insert).run(updated, ...values(c.shape.columns, data, c.shapeId));
-      return written(c.shape.columns, Number(lastInsertRowid), updated, data);
-    });
+    // One statement: the row and its count (by trigger) are written together.
+    const { lastInsertRowid } = await this.#writes.run(c.insert, [updated, ...values(c.shape.columns, data, c.shapeId)]);
+    return written(c.shape.columns, lastInsertRowid, updated, data);
   }
 
   async replace(model: Model, id: number, data: MemberData, updated: string, ifUpdated?: string): Promise<WriteResult<Member>> {
     const c = this.#collection(model);
-    return this.#writes.write((): WriteResult<Member> => {
-      const params = [updated, ...values(c.shape.columns, data, c.shapeId), id];
-      if (ifUpdated !== undefined) params.push(ifUpdated);
-      const sql = ifUpdated === undefined ? c.replace : c.replace + IF_UPDATED;
-      if (Number(this.#statements.get(sql).run(...params).changes) === 1) {
-        return { ok: true, value: written(c.shape.columns, id, updated, data) };
-      }
-      return { ok: false, reason: this.#missReason(c, id, ifUpdated) };
-    });
+    const params = [updated, ...values(c.shape.columns, data, c.shapeId), id];
+    if (ifUpdated !== undefined) params.push(ifUpdated);
+    const { changes } = await this.#writes.run(ifUpdated === undefined ? c.replace : c.replace + IF_UPDATED, params);
+    if (changes === 1) return { ok: true, value: written(c.shape.columns, id, updated, data) };
+    return { ok: false, reason: this.#missReason(c, id, ifUpdated) };
   }
 
   async delete(model: Model, id: number, ifUpdated?: string): Promise<WriteResult<void>> {
     const c = this.#collection(model);
-    return this.#writes.write((): WriteResult<void> => {
-      const sql = ifUpdated === undefined ? c.delete : c.delete + IF_UPDATED;
-      const params: SQLInputValue[] = ifUpdated === undefined ? [id] : [id, ifUpdated];
-      if (Number(this.#statements.get(sql).run(...params).changes) === 1) return { ok: true, value: undefined };
-      return { ok: false, reason: this.#missReason(c, id, ifUpdated) };
-    });
+    const sql = ifUpdated === undefined ? c.delete : c.delete + IF_UPDATED;
+    const { changes } = await this.#writes.run(sql, ifUpdated === undefined ? [id] : [id, ifUpdated]);
+    if (changes === 1) return { ok: true, value: undefined };
+    return { ok: false, reason: this.#missReason(c, id, ifUpdated) };
   }
 
   async ping(): Promise<void> {
@@ -258,8 +255,8 @@ class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.#closed) return;
-    this.#writes.close();
     this.#closed = true;
+    await this.#writes.close();
     if (this.#path !== undefined) readers.close(this.#path);
     this.#statements.close();
     this.#collections.clear();
@@ -267,7 +264,7 @@ class SqliteStore implements Store {
     this.#db.close();
   }
 
-  /** Why a conditional write changed nothing: the member is gone, or it changed. */
+  /** Why a conditional write changed nothing: the member is gone, or it changed (read after the write). */
   #missReason(c: Collection, id: number, ifUpdated: string | undefined): 'not-found' | 'conflict' {
     if (ifUpdated === undefined) return 'not-found';
     return this.#statements.row(c.exists, [id]) ? 'conflict' : 'not-found';
@@ -280,7 +277,8 @@ class SqliteStore implements Store {
     if (this.#closed) throw new Error('the store is closed');
     let c = this.#collections.get(model.name);
     if (c?.signature !== modelSignature(model)) {
-      c = this.#writes.transaction(() => migrate(this.#db, this.#statements, model));
+      this.#writes.commit();
+      c = transaction(this.#db, () => migrate(this.#db, this.#statements, model));
       this.#collections.set(model.name, c);
     }
     this.#byModel.set(model, c);
