@@ -187,7 +187,8 @@ async function main(): Promise<void> {
       const busy0 = machineBusy();
       const self0 = process.cpuUsage();
       const t0 = performance.now();
-      const measured = await runLoad(servers.get(s.server)!.url, s, warmup ? { ...load, seconds: config.warmup } : load);
+      const opts = { ...load, ...(s.connections ? { connections: s.connections } : {}) };
+      const measured = await runLoad(servers.get(s.server)!.url, s, warmup ? { ...opts, seconds: config.warmup } : opts);
       const seconds = (performance.now() - t0) / 1000;
       const server = cpuOf(pid) - cpu0;
       const self = process.cpuUsage(self0);
