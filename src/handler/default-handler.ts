@@ -100,6 +100,8 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   let members: AsyncIterable<Member> | undefined;
   let jsonTexts: AsyncIterable<string> | undefined;
   let total: number | undefined;
+  /** `updated` of the newest match, for a representation that needs it; null: no match. */
+  let newest: string | null | undefined;
   if (query.count !== undefined && query.count <= READ_FIRST_PAGE) {
     if (texts) {
       const page = await readPage(store.listJson(model, query, read), query.start, query.count);
@@ -109,6 +111,8 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
       const page = await readPage(store.list(model, query, read), query.start, query.count);
       members = each(page.items);
       total = page.total;
+      // A first page newest first starts with the newest match (or there is none).
+      if (rep.needsNewest && query.start === 0 && query.order[0]?.field === 'updated' && query.order[0].desc) newest = page.items[0]?.updated ?? null;
     }
   } else if (texts) {
     jsonTexts = store.listJson(model, query, read);
@@ -116,8 +120,8 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
     members = store.list(model, query, read);
   }
   total ??= await store.count(model, query.filters, read);
-  let newest: string | undefined;
-  if (rep.needsNewest) {
+  if (rep.needsNewest && newest === undefined) {
+    newest = null;
     for await (const m of store.list(model, { filters: query.filters, order: [{ field: 'updated', desc: true }], start: 0, count: 1 }, read)) newest = m.updated;
   }
   const paged = ex.params.has('start') || ex.params.has('count');

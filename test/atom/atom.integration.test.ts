@@ -116,6 +116,22 @@ eachHandlerForm(t, async (t, delegate) => {
     t.equal(values.updated, values.firstUpdated, 'feed/updated is the newest member updated');
   });
 
+  t.test('feed/updated is the newest match whatever the page shows', async (t) => {
+    const feedUpdated = async (query: string) => {
+      const { errors, values } = await consumeAtom(await (await fetch(`${url}?format_as=atom&${query}`)).text(), { updated: 'a:feed/a:updated', first: 'a:feed/a:entry[1]/a:updated' });
+      t.same(errors, [], query);
+      return values;
+    };
+    const newest = (await feedUpdated('')).first;
+    t.same(await feedUpdated('count=2'), { updated: newest, first: newest }, 'a first page newest first');
+    t.equal((await feedUpdated('start=1&count=1')).updated, newest, 'a later page');
+    t.equal((await feedUpdated('order_by=name&count=2')).updated, newest, 'a page in another order');
+    t.equal((await feedUpdated('order_by=-updated&name=Bob&count=2')).updated, (await feedUpdated('name=Bob')).first, 'a filtered page: its newest match');
+    const before = new Date().toISOString();
+    const none = await feedUpdated('name=Nobody&count=2');
+    t.ok(none.updated >= before && none.first === '', 'no match: updated is now, as for an empty feed');
+  });
+
   t.test('format_as=atom selects Atom, and wins over Accept', async (t) => {
     const res = await fetch(`${url}?format_as=atom`, { headers: { accept: 'application/json' } });
     t.equal(res.status, 200);
