@@ -31,6 +31,11 @@ const MAX_MB = 400;
 const SETTLED_SAMPLES = 7;
 const SETTLED_BYTES = 2 * 1024 * 1024;
 const SETTLE_BOUND_MS = 60_000;
+/**
+ * Watched for at least this long: the freeing may start seconds after the release (one run read
+ * 645 MB, flat for 3 s, where others read 365-400 MB once it had fallen).
+ */
+const SETTLE_MIN_MS = 15_000;
 
 const tenantName = (t: number) => `t${String(t).padStart(3, '0')}`;
 const collection = (h: number) => `things${h}`;
@@ -123,6 +128,7 @@ try {
     await new Promise((r) => setTimeout(r, 500));
     samples.push(memoryOf(pid).rss);
     const last = samples.slice(-SETTLED_SAMPLES);
+    if (performance.now() - settleStarted < SETTLE_MIN_MS) continue;
     if (last.length === SETTLED_SAMPLES && Math.max(...last) - Math.min(...last) < SETTLED_BYTES) break;
   }
   const settledAfter = (performance.now() - settleStarted) / 1000;

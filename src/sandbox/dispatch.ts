@@ -23,6 +23,20 @@ let nextToken = 1;
 
 /** Serves `ex` with the handler `artifact` in `slot`; writes the response or throws the error that ends it (exchange/complete.ts). */
 export async function serveInSlot(slot: Slot, artifact: Compiled, ex: Exchange): Promise<void> {
+  let unran = true;
+  /** The request's code is done in the isolate (or never ran): the pool may give the thread another. */
+  const ran = () => {
+    if (unran) slot.unran--;
+    unran = false;
+  };
+  try {
+    await serve(slot, artifact, ex, ran);
+  } finally {
+    ran();
+  }
+}
+
+async function serve(slot: Slot, artifact: Compiled, ex: Exchange, ran: () => void): Promise<void> {
   let id: number;
   try {
     id = await slot.install(artifact);
@@ -58,6 +72,7 @@ export async function serveInSlot(slot: Slot, artifact: Compiled, ex: Exchange):
     if (ex.res.committed && !ex.res.ended) ex.log.warn(`${fault.message} after output was committed: connection closed`);
     throw fault;
   } finally {
+    ran();
     slot.finished(call);
   }
   call.closed = true;

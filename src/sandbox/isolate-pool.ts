@@ -92,6 +92,11 @@ export class Slot {
   readonly calls = new Map<number, Call>();
   /** Requests assigned to this isolate by the pool (acquired and not released). */
   reserved = 0;
+  /**
+   * Of those, the requests whose handler code has not finished running in the isolate (dispatch.ts
+   * counts each down once); the others only wait for the host to finish them.
+   */
+  unran = 0;
   /** Why the isolate was disposed by the host. */
   fault: Fault | undefined;
   lastUsed = performance.now();
@@ -300,6 +305,7 @@ export class Pool {
     const slot = this.#pick(alone);
     if (slot) {
       slot.reserved++;
+      slot.unran++;
       return Promise.resolve(slot);
     }
     const waiting = new Promise<Slot>((resolve, reject) => this.#waiters.push({ alone, resolve, reject }));
@@ -320,13 +326,15 @@ export class Pool {
   }
 
   /**
-   * An idle isolate; else, while more may be created, none (the caller waits for a new one);
-   * else the least loaded one with room in its queue, one whose request has run for a while
-   * (spinning, or waiting for the host) last.
+   * An idle isolate; else one whose thread is idle (its requests ran, and the host is finishing
+   * them: writing a delegate's result, say); else, while more may be created, none (the caller
+   * waits for a new one); else the least loaded one with room in its queue, one whose request
+   * has run for a while (spinning, or waiting for the host) last.
    */
   #pick(alone: boolean): Slot | undefined {
     let best: Slot | undefined;
     let bestScore = Infinity;
+    let idleThread: Slot | undefined;
     const cap = this.#cap();
     // Threads still busy in disposed isolates count first: the app has `cap` threads in all.
     let threads = this.#draining.size;
@@ -336,12 +344,14 @@ export class Pool {
       if (threads++ >= cap) break;
       if (s.reserved === 0) return s;
       if (s.reserved >= PIPELINE_DEPTH) continue;
+      if (s.unran === 0 && !s.threadBusy) idleThread ??= s;
       const score = s.reserved + (s.watchdog.runningMs > STUCK_MS ? PIPELINE_DEPTH : 0);
       if (score < bestScore) {
         best = s;
         bestScore = score;
       }
     }
+    if (idleThread) return idleThread;
     if (alone || this.size < cap) return undefined;
     return best;
   }
@@ -381,6 +391,7 @@ export class Pool {
       const slot = this.#pick(this.#waiters[0]!.alone);
       if (!slot) break;
       slot.reserved++;
+      slot.unran++;
       this.#waiters.shift()!.resolve(slot);
     }
     if (this.#waiters.length > this.#creating) this.#grow();

@@ -234,6 +234,32 @@ t.test('group commit: writes are acknowledged once committed, and share commits'
   t.equal(committed(), 102);
 });
 
+t.test('the writer thread ends when no store uses it, and the next write starts another', async (t) => {
+  const model = makeModel('notes', { n: 'integer' });
+  const dir = t.testdir();
+  const a = await openSqliteStore(`sqlite:${join(dir, 'a.sqlite')}`, '');
+  const b = await openSqliteStore(`sqlite:${join(dir, 'b.sqlite')}`, '');
+  const reader = await openSqliteStore(`sqlite:${join(dir, 'r.sqlite')}`, '');
+  let ended = 0;
+  const onEnd = () => ended++;
+  writerEvents.on('end', onEnd);
+  t.teardown(() => writerEvents.off('end', onEnd));
+  await a.insert(model, { n: 1 }, stamp(1));
+  await b.insert(model, { n: 2 }, stamp(2));
+  await a.close();
+  await reader.close(); // a store that never wrote does not count
+  t.equal((await b.insert(model, { n: 3 }, stamp(3))).id, 2, 'one store closed: the thread goes on');
+  t.equal(ended, 0);
+  const end = new Promise<void>((resolve) => writerEvents.once('end', () => resolve()));
+  await b.close();
+  await end;
+  t.equal(ended, 1, 'the last store closed: the thread ended');
+  const again = await openSqliteStore(`sqlite:${join(dir, 'a.sqlite')}`, '');
+  t.teardown(() => again.close());
+  t.equal((await again.insert(model, { n: 4 }, stamp(4))).id, 2, 'a new thread writes');
+  t.equal(await again.count(model, []), 2);
+});
+
 t.test('in memory, the reading connection writes too: a read commits the writes issued before it', async (t) => {
   const store = await openSqliteStore('sqlite::memory:', '');
   t.teardown(() => store.close());

@@ -36,9 +36,10 @@ const WRITES_PER_MESSAGE = 4;
 
 /**
  * `commit` (database path, number of the commit, writes it acknowledged) each time the writer
- * thread acknowledges writes of a message: what tests can watch.
+ * thread acknowledges writes of a message; `end` when the thread ends, no store using it: what
+ * tests can watch.
  */
-export const writerEvents = new EventEmitter<{ commit: [string, number, number] }>();
+export const writerEvents = new EventEmitter<{ commit: [string, number, number]; end: [] }>();
 
 class Thread {
   readonly #worker: Worker;
@@ -65,6 +66,12 @@ class Thread {
     this.#worker.unref();
   }
 
+  /** Ends the thread (no store uses it): its memory goes back, and the next write starts another. */
+  end(): void {
+    this.dead = true;
+    void this.#worker.terminate().then(() => writerEvents.emit('end'));
+  }
+
   send(m: WriterRequest): Promise<WriterReply> {
     return new Promise((resolve, reject) => {
       if (this.dead) return reject(storeUnavailable(new Error('the writer thread is gone')));
@@ -77,6 +84,8 @@ class Thread {
 
 let thread: Thread | undefined;
 let seq = 0;
+/** Stores that sent writes to the thread and are not closed: at 0, the thread ends. */
+let users = 0;
 
 /** The process's writer thread, started on first use (again after it died). */
 function send(m: Message): Promise<WriterReply> {
@@ -96,6 +105,8 @@ export class ThreadWrites implements Writes {
   /** Sent and not yet acknowledged. */
   readonly #inFlight = new Set<Promise<unknown>>();
   #closed = false;
+  /** Whether this store counts among the thread's users. */
+  #using = false;
 
   constructor(path: string) {
     this.#path = path;
@@ -117,13 +128,20 @@ export class ThreadWrites implements Writes {
     this.#closed = true;
     this.#flush();
     await Promise.allSettled(this.#inFlight);
+    if (!this.#using) return;
     if (thread && !thread.dead) await send({ type: 'close', path: this.#path }).catch(() => {});
+    // Idle tenants close their stores (--tenant-idle): the last one ends the thread.
+    if (--users === 0) thread?.end();
   }
 
   #flush(): void {
     const queue = this.#queue;
     if (queue.length === 0) return;
     this.#queue = [];
+    if (!this.#using) {
+      this.#using = true;
+      users++;
+    }
     const sent = send({ type: 'run', path: this.#path, ops: queue.map((w) => w.op) }).then(
       ({ commit, results }) => {
         writerEvents.emit('commit', this.#path, commit, results.filter((r) => !('error' in r)).length);
