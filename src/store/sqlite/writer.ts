@@ -36,12 +36,15 @@ const WRITES_PER_MESSAGE = 4;
 
 /**
  * `commit` (database path, number of the commit, writes it acknowledged) each time the writer
- * thread acknowledges writes of a message; `end` when the thread ends, no store using it: what
- * tests can watch.
+ * thread acknowledges writes of a message: what tests can watch.
  */
-export const writerEvents = new EventEmitter<{ commit: [string, number, number]; end: [] }>();
+export const writerEvents = new EventEmitter<{ commit: [string, number, number] }>();
+
+let threads = 0;
 
 class Thread {
+  /** Counts the threads started in this process: 1, 2, … */
+  readonly serial = ++threads;
   readonly #worker: Worker;
   readonly #waiting = new Map<number, { resolve: (r: WriterReply) => void; reject: (e: unknown) => void }>();
   dead = false;
@@ -69,7 +72,7 @@ class Thread {
   /** Ends the thread (no store uses it): its memory goes back, and the next write starts another. */
   end(): void {
     this.dead = true;
-    void this.#worker.terminate().then(() => writerEvents.emit('end'));
+    void this.#worker.terminate();
   }
 
   send(m: WriterRequest): Promise<WriterReply> {
@@ -86,6 +89,11 @@ let thread: Thread | undefined;
 let seq = 0;
 /** Stores that sent writes to the thread and are not closed: at 0, the thread ends. */
 let users = 0;
+
+/** The serial number of the writer thread running now, if one is (for tests). */
+export function writerThread(): number | undefined {
+  return thread && !thread.dead ? thread.serial : undefined;
+}
 
 /** The process's writer thread, started on first use (again after it died). */
 function send(m: Message): Promise<WriterReply> {
