@@ -257,6 +257,44 @@ t.test('the writer thread ends when no store uses it, and the next write starts 
   t.equal(await again.count(model, []), 2);
 });
 
+t.test('a read started after a write was acknowledged sees it, while a list streams to a slow client', async (t) => {
+  const store = await openSqliteStore(`sqlite:${join(t.testdir(), 'svc.sqlite')}`, '');
+  t.teardown(() => store.close());
+  const model = makeModel('notes', { text: 'text' });
+  for (let i = 0; i < 100; i++) await store.insert(model, { text: `n${i}` }, stamp(i));
+  // An unpaged list streams, holding its read snapshot until the client has taken every row.
+  const stream = store.listJson(model, query({}))[Symbol.asyncIterator]();
+  await stream.next();
+  const m = await store.insert(model, { text: 'new' }, stamp(1000));
+  t.ok(await store.get(model, m.id), 'get after the acknowledgement');
+  t.equal(await store.count(model, []), 101, 'count after the acknowledgement');
+  t.same(await store.replace(model, m.id, { text: 'changed' }, stamp(1001), stamp(1000)), { ok: true, value: { id: m.id, updated: stamp(1001), text: 'changed' } }, 'a conditional write checks against it');
+  // The model gains a field: its migration takes the write lock on the main connection.
+  const wider = makeModel('notes', { text: 'text', tag: 'string' });
+  t.equal((await store.insert(wider, { text: 'x', tag: 'y' }, stamp(1002))).id, 102, 'a migration');
+  let rest = 1;
+  for (let r = await stream.next(); !r.done; r = await stream.next()) rest++;
+  t.equal(rest, 100, 'the stream reads its own snapshot to the end');
+});
+
+t.test('a schema change waits for another connection\'s write lock without blocking the event loop', async (t) => {
+  const path = join(t.testdir(), 'lock.sqlite');
+  const store = await openSqliteStore(`sqlite:${path}`, '');
+  t.teardown(() => store.close());
+  await store.insert(makeModel('notes', { text: 'text' }), { text: 'a' }, stamp(1));
+  const holder = new DatabaseSync(path);
+  t.teardown(() => holder.close());
+  holder.exec('BEGIN IMMEDIATE');
+  let settled = false;
+  const changed = store.ensure(makeModel('notes', { text: 'text', tag: 'string' })).finally(() => (settled = true));
+  // SQLite's busy handler would hold the event loop here until the lock was free (or 5 s).
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.notOk(settled, 'the change waits for the lock');
+  holder.exec('COMMIT');
+  await changed;
+  t.same(await store.insert(makeModel('notes', { text: 'text', tag: 'string' }), { text: 'b', tag: 'x' }, stamp(2)), { id: 2, updated: stamp(2), text: 'b', tag: 'x' }, 'then it is made');
+});
+
 t.test('in memory, the reading connection writes too: a read commits the writes issued before it', async (t) => {
   const store = await openSqliteStore('sqlite::memory:', '');
   t.teardown(() => store.close());

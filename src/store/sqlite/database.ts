@@ -54,6 +54,23 @@ function configure(db: DatabaseSync, file: boolean): void {
 }
 
 /**
+ * A read-only connection to a database file that a store opened (and so configured): for the
+ * reader threads and for streamed lists. `deadline` bounds its queries.
+ */
+export function openReader(path: string, deadline: Deadline): DatabaseSync {
+  const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    db.exec('PRAGMA query_only = ON');
+    db.exec('PRAGMA trusted_schema = OFF');
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  installFunctions(db, deadline);
+  return db;
+}
+
+/**
  * `open()`, run again while it fails with "database is busy", after pauses of 5 ms doubling to
  * 100 ms, for at most `boundMs`. SQLite answers busy without waiting for its busy timeout in a few
  * cases (https://sqlite.org/wal.html#sometimes_queries_return_sqlite_busy_in_wal_mode): a
@@ -61,13 +78,13 @@ function configure(db: DatabaseSync, file: boolean): void {
  * recovery. Two worker processes opening one new database at once met one: `PRAGMA journal_mode
  * = WAL` failed at once, and the worker could not start.
  */
-export async function retryWhileBusy<T>(open: () => T, boundMs = BUSY_TIMEOUT_MS): Promise<T> {
+export async function retryWhileBusy<T>(open: () => T, boundMs = BUSY_TIMEOUT_MS, busy: (e: unknown) => boolean = isBusy): Promise<T> {
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
     try {
       return open();
     } catch (e) {
-      if (!isBusy(e) || performance.now() - started + pause > boundMs) throw e;
+      if (!busy(e) || performance.now() - started + pause > boundMs) throw e;
       await sleep(pause);
     }
   }

@@ -3,10 +3,10 @@
 
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, SQLOutputValue, StatementSync } from 'node:sqlite';
 import { parentPort } from 'node:worker_threads';
-import { Allowance, Deadline, installFunctions, isTimeUp } from './deadline.ts';
-import { BUSY_TIMEOUT_MS, isBusy } from './database.ts';
+import { Allowance, Deadline, isTimeUp } from './deadline.ts';
+import { isBusy, openReader } from './database.ts';
 import { READER_NICE, type Reply, type Request } from './readers.ts';
 import { Statements } from './statements.ts';
 
@@ -46,12 +46,9 @@ const port = parentPort!;
 function connection(path: string): Connection {
   let c = connections.get(path);
   if (!c) {
-    const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
     // The main thread's connection made the file (WAL, schema); this one only reads it.
-    db.exec('PRAGMA query_only = ON');
-    db.exec('PRAGMA trusted_schema = OFF');
     const deadline = new Deadline();
-    installFunctions(db, deadline);
+    const db = openReader(path, deadline);
     c = { db, deadline, statements: new Statements(db) };
     connections.set(path, c);
   }

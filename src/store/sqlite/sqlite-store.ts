@@ -1,9 +1,10 @@
 // The embedded store (README "Storage"): one SQLite database per app through Node's built-in node:sqlite.
 
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
+import { SvcError } from '../../errors.ts';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
 import { DEFAULT_STORE_TIME_MS, modelSignature, storeTimeLimit, type ReadOptions, type Store, type WriteResult } from '../store.ts';
-import { openDatabase, retryWhileBusy, sqlitePath } from './database.ts';
+import { BUSY_TIMEOUT_MS, openDatabase, openReader, retryWhileBusy, sqlitePath } from './database.ts';
 import { Allowance, Deadline, isTimeUp } from './deadline.ts';
 import { readers } from './readers.ts';
 import { GroupCommit, transaction, type Writes } from './group-commit.ts';
@@ -42,6 +43,20 @@ export async function openSqliteStore(uri: string, name: string): Promise<Store>
   }
 }
 
+/** Idle connections kept for streamed lists; more streams at once open more, closed when done. */
+const IDLE_STREAM_READERS = 4;
+
+/** A read-only connection and its prepared statements. */
+interface Reader {
+  readonly db: DatabaseSync;
+  readonly statements: Statements;
+}
+
+function closeReader(reader: Reader): void {
+  reader.statements.close();
+  reader.db.close();
+}
+
 /** The fields of a model declared `"index": false`. */
 const unindexedFields = new WeakMap<Model, ReadonlySet<string>>();
 function unindexed(model: Model): ReadonlySet<string> {
@@ -65,6 +80,8 @@ class SqliteStore implements Store {
    * `sqlite::memory:`, whose database no other connection sees, run on the event loop.
    */
   readonly #writes: Writes;
+  /** Idle connections of streamed lists (files only, see #stream). */
+  readonly #streamReaders: Reader[] = [];
   /** By model name. */
   readonly #collections = new Map<string, Collection>();
   /** By Model object: a request's model is the same object as the previous request's while its file is unchanged. */
@@ -81,11 +98,11 @@ class SqliteStore implements Store {
   }
 
   async ensure(model: Model): Promise<void> {
-    this.#collection(model);
+    await this.#collection(model);
   }
 
   async *list(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<Member> {
-    const c = this.#collection(model);
+    const c = this.#byModel.get(model) ?? (await this.#collection(model));
     // The stored JSON text of each member, as listJson reads it: parsing it costs less than reading every column.
     const rows = this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, unindexed(model)), options);
     // Rows read on the event loop are iterated synchronously: an await per row would cost more than the row.
@@ -103,7 +120,7 @@ class SqliteStore implements Store {
   }
 
   async *listJson(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<string> {
-    const c = this.#collection(model);
+    const c = this.#byModel.get(model) ?? (await this.#collection(model));
     const rows = this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, unindexed(model)), options);
     if (Symbol.asyncIterator in rows) {
       for await (const row of rows) {
@@ -161,23 +178,40 @@ class SqliteStore implements Store {
     return this.#stream(sql, params, allowance);
   }
 
-  /** The rows of `sql`, stepped one at a time as the consumer takes them, each step within `allowance`. */
+  /**
+   * The rows of `sql`, stepped one at a time as the consumer takes them, each step within
+   * `allowance`. A stream holds its read snapshot while the client takes its rows: on a file it
+   * runs on a connection of its own, so that the main connection, whose reads each run to
+   * completion, always reads from the newest commit (writes commit in the writer thread).
+   */
   *#stream(sql: string, params: SQLInputValue[], allowance: Allowance): Generator<SQLOutputValue[]> {
-    const stmt = this.#statements.checkout(sql);
+    const reader = this.#path === undefined ? undefined : (this.#streamReaders.pop() ?? this.#openStreamReader(this.#path));
+    const statements = reader?.statements ?? this.#statements;
+    const stmt = statements.checkout(sql);
     const rows = stmt.iterate(...params) as Iterator<SQLOutputValue[]>;
     try {
       for (let r = this.#timed(allowance, () => rows.next()); !r.done; r = this.#timed(allowance, () => rows.next())) yield r.value;
     } finally {
       // Also when the consumer stops early: resets the statement, ending its read transaction.
-      if (!this.#closed) {
+      if (reader) {
         rows.return?.();
-        this.#statements.checkin(sql, stmt);
+        statements.checkin(sql, stmt);
+        if (this.#closed || this.#streamReaders.length >= IDLE_STREAM_READERS) closeReader(reader);
+        else this.#streamReaders.push(reader);
+      } else if (!this.#closed) {
+        rows.return?.();
+        statements.checkin(sql, stmt);
       }
     }
   }
 
+  #openStreamReader(path: string): Reader {
+    const db = openReader(path, this.#deadline);
+    return { db, statements: new Statements(db) };
+  }
+
   async count(model: Model, filters: readonly Filter[], options: ReadOptions = {}): Promise<number> {
-    const c = this.#collection(model);
+    const c = this.#byModel.get(model) ?? (await this.#collection(model));
     this.#writes.commit();
     if (filters.length === 0) {
       return this.#statements.row('SELECT count FROM svc_collections WHERE id = ?', [c.key])![0] as number;
@@ -218,21 +252,21 @@ class SqliteStore implements Store {
   }
 
   async get(model: Model, id: number): Promise<Member | null> {
-    const c = this.#collection(model);
+    const c = this.#byModel.get(model) ?? (await this.#collection(model));
     this.#writes.commit();
     const row = this.#statements.row(c.select, [id]);
     return row ? toMember(c.shape.columns, row) : null;
   }
 
   async insert(model: Model, data: MemberData, updated: string): Promise<Member> {
-    const c = this.#collection(model);
+    const c = this.#byModel.get(model) ?? (await this.#collection(model));
     // One statement: the row and its count (by trigger) are written together.
     const { lastInsertRowid } = await this.#writes.run(c.insert, [updated, ...values(c.shape.columns, data, c.shapeId)]);
     return written(c.shape.columns, lastInsertRowid, updated, data);
   }
 
   async replace(model: Model, id: number, data: MemberData, updated: string, ifUpdated?: string): Promise<WriteResult<Member>> {
-    const c = this.#collection(model);
+    const c = this.#byModel.get(model) ?? (await this.#collection(model));
     const params = [updated, ...values(c.shape.columns, data, c.shapeId), id];
     if (ifUpdated !== undefined) params.push(ifUpdated);
     const { changes } = await this.#writes.run(ifUpdated === undefined ? c.replace : c.replace + IF_UPDATED, params);
@@ -241,7 +275,7 @@ class SqliteStore implements Store {
   }
 
   async delete(model: Model, id: number, ifUpdated?: string): Promise<WriteResult<void>> {
-    const c = this.#collection(model);
+    const c = this.#byModel.get(model) ?? (await this.#collection(model));
     const sql = ifUpdated === undefined ? c.delete : c.delete + IF_UPDATED;
     const { changes } = await this.#writes.run(sql, ifUpdated === undefined ? [id] : [id, ifUpdated]);
     if (changes === 1) return { ok: true, value: undefined };
@@ -259,6 +293,7 @@ class SqliteStore implements Store {
     await this.#writes.close();
     if (this.#path !== undefined) readers.close(this.#path);
     this.#statements.close();
+    for (const reader of this.#streamReaders.splice(0)) closeReader(reader);
     this.#collections.clear();
     this.#byModel = new WeakMap();
     this.#db.close();
@@ -271,17 +306,38 @@ class SqliteStore implements Store {
   }
 
   /** The collection of `model`, its table created or migrated when its fields changed. */
-  #collection(model: Model): Collection {
-    const known = this.#byModel.get(model);
-    if (known) return known;
+  async #collection(model: Model): Promise<Collection> {
     if (this.#closed) throw new Error('the store is closed');
     let c = this.#collections.get(model.name);
     if (c?.signature !== modelSignature(model)) {
       this.#writes.commit();
-      c = transaction(this.#db, () => migrate(this.#db, this.#statements, model));
+      c = await this.#schemaTransaction(() => migrate(this.#db, this.#statements, model));
+      if (this.#closed) throw new Error('the store is closed');
       this.#collections.set(model.name, c);
     }
     this.#byModel.set(model, c);
     return c;
+  }
+
+  /**
+   * `fn` in a write transaction of the main connection, whose lock is taken without blocking the
+   * event loop: while the writer thread (or another process) holds it, tried again after pauses
+   * (retryWhileBusy) for up to BUSY_TIMEOUT_MS, then store-unavailable. SQLite's own busy
+   * handler would sleep on the event loop meanwhile.
+   */
+  #schemaTransaction<T>(fn: () => T): Promise<T> {
+    if (this.#path === undefined) return Promise.resolve(transaction(this.#db, fn));
+    return retryWhileBusy(
+      () => {
+        this.#db.exec('PRAGMA busy_timeout = 0');
+        try {
+          return transaction(this.#db, fn);
+        } finally {
+          this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        }
+      },
+      BUSY_TIMEOUT_MS,
+      (e) => e instanceof SvcError && e.code === 'store-unavailable',
+    );
   }
 }

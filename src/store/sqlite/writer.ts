@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import type { SQLInputValue } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
+import { SvcError } from '../../errors.ts';
 import { storeUnavailable } from '../store.ts';
 import type { RunResult, Writes } from './group-commit.ts';
 
@@ -60,7 +61,7 @@ class Thread {
     });
     const fail = (e: unknown) => {
       this.dead = true;
-      for (const w of this.#waiting.values()) w.reject(storeUnavailable(e));
+      for (const w of this.#waiting.values()) w.reject(outcomeUnknown(e));
       this.#waiting.clear();
     };
     this.#worker.on('error', fail);
@@ -162,6 +163,16 @@ export class ThreadWrites implements Writes {
     this.#inFlight.add(sent);
     void sent.finally(() => this.#inFlight.delete(sent));
   }
+}
+
+/**
+ * A thread that ended with writes unanswered may have committed some: a retry could store one
+ * twice, so this is not the retryable store-unavailable.
+ */
+function outcomeUnknown(cause: unknown): SvcError {
+  const err = new SvcError('internal-error', 'The writer thread stopped before acknowledging this write, which may or may not have been stored: read before writing it again.');
+  Object.defineProperty(err, 'cause', { value: cause, enumerable: false });
+  return err;
 }
 
 /** The error a write failed with in the writer thread, as this thread's callers know it. */
