@@ -96,28 +96,26 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   const store = ex.store;
   const read = { timeMs: ex.limits.storeLimitMs };
   // Members as the store keeps their JSON, when the representation can use it: no objects built.
-  const texts = !collect && rep.renderJsonTexts !== undefined;
-  let members: AsyncIterable<Member> | undefined;
-  let jsonTexts: AsyncIterable<string> | undefined;
+  const renderTexts = collect ? undefined : rep.renderJsonTexts?.bind(rep);
+  type Render = NonNullable<typeof renderTexts>;
+  let source: { texts: AsyncIterable<string>; render: Render } | { members: AsyncIterable<Member> };
   let total: number | undefined;
   /** `updated` of the newest match, for a representation that needs it; null: no match. */
   let newest: string | null | undefined;
   if (query.count !== undefined && query.count <= READ_FIRST_PAGE) {
-    if (texts) {
+    if (renderTexts) {
       const page = await readPage(store.listJson(model, query, read), query.start, query.count);
-      jsonTexts = each(page.items);
+      source = { texts: each(page.items), render: renderTexts };
       total = page.total;
     } else {
       const page = await readPage(store.list(model, query, read), query.start, query.count);
-      members = each(page.items);
+      source = { members: each(page.items) };
       total = page.total;
       // A first page newest first starts with the newest match (or there is none).
       if (rep.needsNewest && query.start === 0 && query.order[0]?.field === 'updated' && query.order[0].desc) newest = page.items[0]?.updated ?? null;
     }
-  } else if (texts) {
-    jsonTexts = store.listJson(model, query, read);
   } else {
-    members = store.list(model, query, read);
+    source = renderTexts ? { texts: store.listJson(model, query, read), render: renderTexts } : { members: store.list(model, query, read) };
   }
   total ??= await store.count(model, query.filters, read);
   if (rep.needsNewest && newest === undefined) {
@@ -141,19 +139,19 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   // Past its bound the collector lets go of what it held; the members still stream to the client.
   const collected = collect ? new ResultCollector(ex.limits.maxResultBytes) : undefined;
   let chunks: AsyncIterable<string>;
-  if (jsonTexts) {
-    chunks = rep.renderJsonTexts!(ctx, jsonTexts);
+  if ('texts' in source) {
+    chunks = source.render(ctx, source.texts);
   } else if (collected) {
     let count = 0;
-    const source = members!;
+    const members = source.members;
     chunks = rep.renderCollection(ctx, (async function* () {
-      for await (const m of source) {
+      for await (const m of members) {
         if (count++ < MAX_COLLECTED) collected.add(m);
         yield m;
       }
     })());
   } else {
-    chunks = rep.renderCollection(ctx, members!);
+    chunks = rep.renderCollection(ctx, source.members);
   }
   // A list that fits in SMALL_BODY goes out in one write with Content-Length; a larger one
   // streams (chunked), so memory stays flat however many members it has.

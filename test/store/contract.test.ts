@@ -6,7 +6,8 @@ import t from 'tap';
 import { SvcError } from '../../src/errors.ts';
 import { absentMatches, orderTerms, pageOf, storeUnavailable } from '../../src/store/store.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
-import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
+import { GroupCommit, transaction } from '../../src/store/sqlite/group-commit.ts';
+import { Statements } from '../../src/store/sqlite/statements.ts';
 import { filter, order } from './conformance.ts';
 
 t.test('what an absent value matches', async (t) => {
@@ -64,11 +65,11 @@ t.test('SQLite: a database locked beyond the busy timeout is store-unavailable',
   holder.exec('BEGIN IMMEDIATE');
   const db = new DatabaseSync(path, { timeout: 0 });
   t.teardown(() => db.close());
-  const writes = new GroupCommit(db);
+  const writes = new GroupCommit(db, new Statements(db));
   const err = await writes.write(() => 1).catch((e: unknown) => e);
   t.ok(err instanceof SvcError && err.code === 'store-unavailable', `a locked write is 503 (${String(err)})`);
-  t.throws(() => writes.transaction(() => 1), { code: 'store-unavailable' }, 'and so is a schema change');
+  t.throws(() => transaction(db, () => 1), { code: 'store-unavailable' }, 'and so is a schema change');
   holder.exec('COMMIT');
   t.equal(await writes.write(() => 2), 2, 'the lock gone, writes go through');
-  t.throws(() => writes.transaction(() => { throw new Error('boom'); }), /boom/, 'other errors stay as they are');
+  t.throws(() => transaction(db, () => { throw new Error('boom'); }), /boom/, 'other errors stay as they are');
 });

@@ -32,22 +32,22 @@ export interface Writes {
  */
 export class GroupCommit implements Writes {
   readonly #db: DatabaseSync;
-  readonly #statements: Statements | undefined;
+  readonly #statements: Statements;
   /** Writes done in the open transaction, each waiting for its commit to be acknowledged. */
   #batch: { ack: () => void; fail: (e: unknown) => void }[] | undefined;
   #closed = false;
   /** Commits so far: the number of the last. */
   commits = 0;
 
-  constructor(db: DatabaseSync, statements?: Statements) {
+  constructor(db: DatabaseSync, statements: Statements) {
     this.#db = db;
     this.#statements = statements;
   }
 
-  /** `sql` as a write of this group (the statement is prepared once, by `statements`). */
+  /** `sql` as a write of this group (its statement prepared once, by `statements`). */
   run(sql: string, params: readonly SQLInputValue[]): Promise<RunResult> {
     return this.write(() => {
-      const r = this.#statements ? this.#statements.get(sql).run(...params) : this.#db.prepare(sql).run(...params);
+      const r = this.#statements.get(sql).run(...params);
       return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
     });
   }
@@ -87,12 +87,6 @@ export class GroupCommit implements Writes {
     this.#batch = undefined;
     this.commits++;
     for (const w of batch) w.ack();
-  }
-
-  /** Runs `fn` in a transaction of its own (after committing the open writes). */
-  transaction<T>(fn: () => T): T {
-    this.commit();
-    return transaction(this.#db, fn);
   }
 
   /** Commits what is open; later writes are refused. */

@@ -305,7 +305,11 @@ class SqliteStore implements Store {
     return this.#statements.row(c.exists, [id]) ? 'conflict' : 'not-found';
   }
 
-  /** The collection of `model`, its table created or migrated when its fields changed. */
+  /**
+   * The collection of `model`, its table created or migrated when its fields changed. Callers take
+   * a known one from #byModel first, synchronously: a write is then issued in the turn its caller
+   * made it (close() acknowledges the writes issued before it; an await here would put them after).
+   */
   async #collection(model: Model): Promise<Collection> {
     if (this.#closed) throw new Error('the store is closed');
     let c = this.#collections.get(model.name);
