@@ -3,8 +3,8 @@
 
 import { EventEmitter } from 'node:events';
 import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
-import { Worker } from 'node:worker_threads';
 import { storeTimeLimit, storeUnavailable } from '../store.ts';
+import { ThreadPort } from './thread-port.ts';
 
 /** Reader threads of the process, shared by every app's file store. Default 2. */
 export const READER_THREADS = 2;
@@ -39,49 +39,23 @@ export type Reply =
  */
 export const readerEvents = new EventEmitter<{ running: [string]; finished: [string] }>();
 
+/** A reader thread: its port, and the reads in progress on it. */
 class Thread {
-  readonly worker: Worker;
+  readonly port = new ThreadPort<Request & { id: number }, Reply, string>(
+    new URL('./reader-thread.ts', import.meta.url),
+    'reader thread',
+    storeUnavailable,
+    (r, path) => {
+      if (!('running' in r)) return false;
+      readerEvents.emit('running', path);
+      return true;
+    },
+  );
   /** Reads in progress on this thread. */
   load = 0;
-  dead = false;
-  readonly #waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: unknown) => void; path: string }>();
 
-  constructor() {
-    this.worker = new Worker(new URL('./reader-thread.ts', import.meta.url));
-    this.worker.on('message', (r: Reply) => {
-      const w = this.#waiting.get(r.id);
-      if (!w) return;
-      if ('running' in r) {
-        readerEvents.emit('running', w.path);
-        return;
-      }
-      this.#waiting.delete(r.id);
-      if (this.#waiting.size === 0) this.worker.unref();
-      w.resolve(r);
-    });
-    const fail = (e: unknown) => {
-      this.dead = true;
-      for (const w of this.#waiting.values()) w.reject(storeUnavailable(e));
-      this.#waiting.clear();
-    };
-    this.worker.on('error', fail);
-    this.worker.on('exit', (code) => fail(new Error(`a reader thread exited (${code})`)));
-    // An idle reader does not keep the process alive; one that owes a reply does (see send). After
-    // the listeners: adding a 'message' listener refs the thread again.
-    this.worker.unref();
-  }
-
-  send(m: Request & { id: number }, path: string): Promise<Reply> {
-    return new Promise((resolve, reject) => {
-      if (this.dead) return reject(storeUnavailable(new Error('a reader thread is gone')));
-      this.#waiting.set(m.id, { resolve, reject, path });
-      this.worker.ref();
-      this.worker.postMessage(m);
-    });
-  }
-
-  post(m: Request): void {
-    if (!this.dead) this.worker.postMessage(m);
+  get dead(): boolean {
+    return this.port.dead;
   }
 }
 
@@ -102,7 +76,7 @@ class Readers {
     const id = ++this.#seq;
     let done = false;
     try {
-      let reply = await thread.send({ type: 'open', id, path, sql, params, timeMs }, path);
+      let reply = await thread.port.send({ type: 'open', id, path, sql, params, timeMs }, path);
       for (;;) {
         if ('error' in reply) {
           done = true;
@@ -114,11 +88,11 @@ class Readers {
         done = reply.done;
         for (const row of reply.rows) yield row;
         if (done) return;
-        reply = await thread.send({ type: 'more', id }, path);
+        reply = await thread.port.send({ type: 'more', id }, path);
       }
     } finally {
       // Also when the consumer stops early: the thread resets the statement.
-      if (!done) thread.post({ type: 'stop', id });
+      if (!done) thread.port.post({ type: 'stop', id } satisfies Request);
       thread.load--;
       this.#release(path);
       readerEvents.emit('finished', path);
@@ -127,7 +101,7 @@ class Readers {
 
   /** Closes every thread's connection to `path` (its store is closing). */
   close(path: string): void {
-    for (const t of this.#threads) t.post({ type: 'close', path });
+    for (const t of this.#threads) t.port.post({ type: 'close', path } satisfies Request);
   }
 
   #pick(): Thread {

@@ -192,16 +192,14 @@ class SqliteStore implements Store {
     try {
       for (let r = this.#timed(allowance, () => rows.next()); !r.done; r = this.#timed(allowance, () => rows.next())) yield r.value;
     } finally {
-      // Also when the consumer stops early: resets the statement, ending its read transaction.
-      if (reader) {
-        rows.return?.();
-        statements.checkin(sql, stmt);
-        if (this.#closed || this.#streamReaders.length >= IDLE_STREAM_READERS) closeReader(reader);
-        else this.#streamReaders.push(reader);
-      } else if (!this.#closed) {
+      // Also when the consumer stops early: resets the statement, ending its read transaction
+      // (the main connection's, only while the store is open: close() closed it).
+      if (reader || !this.#closed) {
         rows.return?.();
         statements.checkin(sql, stmt);
       }
+      if (reader && (this.#closed || this.#streamReaders.length >= IDLE_STREAM_READERS)) closeReader(reader);
+      else if (reader) this.#streamReaders.push(reader);
     }
   }
 

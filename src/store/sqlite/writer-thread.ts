@@ -2,13 +2,12 @@
 // writes the main thread sends, in group commits (group-commit.ts); each message is answered once
 // its writes are committed.
 
-import type { SQLInputValue } from 'node:sqlite';
 import { parentPort } from 'node:worker_threads';
 import { SvcError } from '../../errors.ts';
 import { openDatabase, retryWhileBusy } from './database.ts';
 import { GroupCommit } from './group-commit.ts';
 import { Statements } from './statements.ts';
-import type { WriteError, WriterReply, WriterRequest } from './writer.ts';
+import type { WriteError, WriteOp, WriterReply, WriterRequest } from './writer.ts';
 
 interface Connection {
   readonly close: () => Promise<void>;
@@ -49,7 +48,7 @@ function writeError(e: unknown): WriteError {
   return { message: (e as Error)?.message ?? String(e), ...(typeof errcode === 'number' ? { errcode } : {}) };
 }
 
-async function run(id: number, path: string, ops: { sql: string; params: readonly SQLInputValue[] }[]): Promise<WriterReply> {
+async function run(id: number, path: string, ops: readonly WriteOp[]): Promise<WriterReply> {
   let c: Connection;
   try {
     c = await connection(path);

@@ -3,10 +3,10 @@
 
 import { EventEmitter } from 'node:events';
 import type { SQLInputValue } from 'node:sqlite';
-import { Worker } from 'node:worker_threads';
 import { SvcError } from '../../errors.ts';
 import { storeUnavailable } from '../store.ts';
 import type { RunResult, Writes } from './group-commit.ts';
+import { ThreadPort } from './thread-port.ts';
 
 export interface WriteOp {
   readonly sql: string;
@@ -43,46 +43,13 @@ export const writerEvents = new EventEmitter<{ commit: [string, number, number] 
 
 let threads = 0;
 
+/** The writer thread: its port, and its serial number in the process (1, 2, …). */
 class Thread {
-  /** Counts the threads started in this process: 1, 2, … */
+  readonly port = new ThreadPort<WriterRequest, WriterReply>(new URL('./writer-thread.ts', import.meta.url), 'writer thread', outcomeUnknown);
   readonly serial = ++threads;
-  readonly #worker: Worker;
-  readonly #waiting = new Map<number, { resolve: (r: WriterReply) => void; reject: (e: unknown) => void }>();
-  dead = false;
 
-  constructor() {
-    this.#worker = new Worker(new URL('./writer-thread.ts', import.meta.url));
-    this.#worker.on('message', (r: WriterReply) => {
-      const w = this.#waiting.get(r.id);
-      if (!w) return;
-      this.#waiting.delete(r.id);
-      if (this.#waiting.size === 0) this.#worker.unref();
-      w.resolve(r);
-    });
-    const fail = (e: unknown) => {
-      this.dead = true;
-      for (const w of this.#waiting.values()) w.reject(outcomeUnknown(e));
-      this.#waiting.clear();
-    };
-    this.#worker.on('error', fail);
-    this.#worker.on('exit', (code) => fail(new Error(`the writer thread exited (${code})`)));
-    // An idle writer does not keep the process alive; one that owes an acknowledgement does.
-    this.#worker.unref();
-  }
-
-  /** Ends the thread (no store uses it): its memory goes back, and the next write starts another. */
-  end(): void {
-    this.dead = true;
-    void this.#worker.terminate();
-  }
-
-  send(m: WriterRequest): Promise<WriterReply> {
-    return new Promise((resolve, reject) => {
-      if (this.dead) return reject(storeUnavailable(new Error('the writer thread is gone')));
-      this.#waiting.set(m.id, { resolve, reject });
-      this.#worker.ref();
-      this.#worker.postMessage(m);
-    });
+  get dead(): boolean {
+    return this.port.dead;
   }
 }
 
@@ -99,7 +66,7 @@ export function writerThread(): number | undefined {
 /** The process's writer thread, started on first use (again after it died). */
 function send(m: Message): Promise<WriterReply> {
   if (!thread || thread.dead) thread = new Thread();
-  return thread.send({ ...m, id: ++seq });
+  return thread.port.send({ ...m, id: ++seq }, undefined);
 }
 
 /**
@@ -140,7 +107,7 @@ export class ThreadWrites implements Writes {
     if (!this.#using) return;
     if (thread && !thread.dead) await send({ type: 'close', path: this.#path }).catch(() => {});
     // Idle tenants close their stores (--tenant-idle): the last one ends the thread.
-    if (--users === 0) thread?.end();
+    if (--users === 0) thread?.port.end();
   }
 
   #flush(): void {
