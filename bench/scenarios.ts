@@ -314,15 +314,22 @@ export const MEMORY_CHECKS: readonly MemoryCheck[] = [
   { name: 'list 100,000 members unpaged', server: 'svc-100k', path: '/resources/employees', members: 100_000, maxGrowthMB: 50 },
 ];
 
-/** A scenario of one path as typed on a command line (bench/profile.ts, bench/ab.ts): GET, or POST of a new member when it starts with "POST ". */
+/**
+ * A scenario of one path as typed on a command line (bench/profile.ts, bench/ab.ts): GET, or POST
+ * of a new member when it starts with "POST ". `{id}` in the path stands for ids 1..10,000 in the
+ * bench's fixed pseudo-random sequence, as the retrieve rows read them.
+ */
 export function commandLineScenario(target: string, server: string, group: string): Scenario {
   const post = target.startsWith('POST ');
+  const path = post ? target.slice(5) : target;
+  const [before, after] = path.split('{id}');
+  const ids = after === undefined ? undefined : randomIds(10_000, '');
   return {
     name: target,
     server,
     group,
     method: post ? 'POST' : 'GET',
-    path: post ? target.slice(5) : target,
+    path: ids === undefined ? path : (i: number) => `${before}${ids(i).slice(1)}${after}`,
     ...(post ? { body: JSON.stringify({ name: 'Bench', born: '1990-01-05' }), headers: { 'content-type': 'application/json' }, expect: 201 } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { SvcError } from '../errors.ts';
 import { parseQuery } from '../model/query.ts';
 import type { Member, Model, Query } from '../model/types.ts';
 import type { RenderContext } from '../representation/representation.ts';
+import { PAGE_WITH_TOTAL } from '../store/store.ts';
 import { allowHeader, type EventName } from '../routing/events.ts';
 import { collectionUrl, type Exchange } from '../exchange/exchange.ts';
 import { createMember, deleteMember, etagOf, getMember, parseEtags, parseId, ResultCollector, updateMember } from './members.ts';
@@ -73,9 +74,10 @@ function pageUrl(ex: Exchange, start: number, count: number | undefined): string
 /**
  * Pages of at most this many members are read before their count: a page that comes back short
  * of its `count` gives the total itself (start + its length), with no count query (most filtered
- * pages are short). Larger pages stream, and are counted first.
+ * pages are short), or, filtered, with their total by a store that reads both in one pass
+ * (`Store.pageJson`). Larger pages stream, and are counted first.
  */
-const READ_FIRST_PAGE = 32;
+const READ_FIRST_PAGE = PAGE_WITH_TOTAL;
 
 /** The members of a page read whole (READ_FIRST_PAGE), and the total a short page gives. */
 async function readPage<T>(source: AsyncIterable<T>, start: number, count: number): Promise<{ items: T[]; total?: number }> {
@@ -103,7 +105,12 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   /** `updated` of the newest match, for a representation that needs it; null: no match. */
   let newest: string | null | undefined;
   if (query.count !== undefined && query.count <= READ_FIRST_PAGE) {
-    if (renderTexts) {
+    // A filtered page and its total, read in one pass by a store that can.
+    const withTotal = renderTexts && query.filters.length > 0 ? await store.pageJson?.(model, query, read) : undefined;
+    if (renderTexts && withTotal) {
+      source = { texts: each(withTotal.texts), render: renderTexts };
+      total = withTotal.total;
+    } else if (renderTexts) {
       const page = await readPage(store.listJson(model, query, read), query.start, query.count);
       source = { texts: each(page.items), render: renderTexts };
       total = page.total;

@@ -54,6 +54,12 @@ export interface Store {
    * `jsonTexts` is the form for a store that does not.
    */
   listJson(model: Model, query: Query, options?: ReadOptions): AsyncIterable<string>;
+  /**
+   * A page of `listJson` of at most PAGE_WITH_TOTAL members with the number of members matching
+   * the query's filters, when the store can read both in one pass over the matches (the SQLite
+   * store, for some queries); undefined when it cannot, and the caller reads the page, then counts.
+   */
+  pageJson?(model: Model, query: Query, options?: ReadOptions): Promise<{ texts: string[]; total: number } | undefined>;
   /** How many members match the filters; with no filters it reads a count the store keeps. */
   count(model: Model, filters: readonly Filter[], options?: ReadOptions): Promise<number>;
   get(model: Model, id: number): Promise<Member | null>;
@@ -70,6 +76,9 @@ export interface Store {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The largest page `Store.pageJson` is asked for. */
+export const PAGE_WITH_TOTAL = 32;
 
 /** Members as their JSON text: `Store.listJson` of a store that keeps no text of its own. */
 export async function* jsonTexts(members: AsyncIterable<Member>): AsyncIterable<string> {

@@ -252,6 +252,17 @@ export function scans(query: Pick<Query, 'filters'> & Partial<Pick<Query, 'order
   return (query.order ?? []).some((o) => unindexed.has(o.field));
 }
 
+/**
+ * Whether a filter confines the walk of `query`'s order to part of its first term's index (an
+ * indexed condition on that field): the matches past a page then lie in the part a count reads
+ * too, so reading on past the page to count them costs at most what the count would. Without
+ * one the walk runs the whole index, row by row, however few members match.
+ */
+export function orderWalkIsBounded(query: Pick<Query, 'filters' | 'order'>, unindexed: ReadonlySet<string>): boolean {
+  const first = orderTerms(query.order)[0]!.field;
+  return !unindexed.has(first) && query.filters.some((f) => f.field === first && INDEXED_CONDITIONS.has(f.condition));
+}
+
 /** SELECT of the members matching `query`, in its order, sliced by `start` / `count`: `columns`, by default every column of a member. */
 export function selectSql(shape: TableShape, query: Query, columns = columnsSql(shape)): Sql {
   const where = checked(whereSql(shape, query.filters));

@@ -3,14 +3,14 @@
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import { SvcError } from '../../errors.ts';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
-import { DEFAULT_STORE_TIME_MS, modelSignature, storeTimeLimit, type ReadOptions, type Store, type WriteResult } from '../store.ts';
+import { DEFAULT_STORE_TIME_MS, modelSignature, PAGE_WITH_TOTAL, storeTimeLimit, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { BUSY_TIMEOUT_MS, openDatabase, openReader, retryWhileBusy, sqlitePath } from './database.ts';
 import { Allowance, Deadline, isTimeUp } from './deadline.ts';
 import { readers } from './readers.ts';
 import { GroupCommit, transaction, type Writes } from './group-commit.ts';
 import { memberText, toMember, values, written } from './rows.ts';
 import { BOOKKEEPING_SQL, IF_UPDATED, migrate, SHAPE_COLUMN, TEXT_COLUMN, type Collection } from './schema.ts';
-import { countSql, quoteIdent, scans, selectSql, type Sql } from './sql.ts';
+import { countSql, orderWalkIsBounded, quoteIdent, scans, selectSql, type Sql } from './sql.ts';
 import { Statements } from './statements.ts';
 import { ThreadWrites } from './writer.ts';
 
@@ -20,6 +20,13 @@ import { ThreadWrites } from './writer.ts';
  * (maxResultBytes) can only stop a read between members (members of 1 MB).
  */
 const SMALL_PAGE = 32;
+
+/**
+ * How many pages of ids `pageJson` reads, its own and the next: when the matches run out within
+ * them, no count query runs. Past them, the ids read past the page were the extra cost, at most a
+ * page's worth of the walk.
+ */
+const READ_AHEAD_PAGES = 2;
 
 /**
  * The event loop's slice of a query that may scan (a count, a small page), in milliseconds: one
@@ -206,6 +213,50 @@ class SqliteStore implements Store {
   #openStreamReader(path: string): Reader {
     const db = openReader(path, this.#deadline);
     return { db, statements: new Statements(db) };
+  }
+
+  /**
+   * A filtered page and its total from one pass over the matches, when a filter bounds the walk
+   * of the order's index (sql.ts `orderWalkIsBounded`): the ids of the page and of up to one page
+   * more, then the page's rows by id. When the matches run out within that, their number is the
+   * total (start + the ids read, as for a short page: an empty read past the first page says only
+   * that the total is at most `start`); otherwise a count query counts them. Undefined for any
+   * other page.
+   */
+  async pageJson(model: Model, query: Query, options: ReadOptions = {}): Promise<{ texts: string[]; total: number } | undefined> {
+    const c = this.#byModel.get(model) ?? (await this.#collection(model));
+    const count = query.count;
+    if (count === undefined || count === 0 || count > PAGE_WITH_TOTAL || !orderWalkIsBounded(query, unindexed(model))) return undefined;
+    const ahead = count * READ_AHEAD_PAGES;
+    const { sql, params } = selectSql(c.shape, { ...query, count: ahead }, '"id"');
+    const found = await this.#all(sql, params, scans(query, unindexed(model)), new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS));
+    const total = found.length < ahead && (found.length > 0 || query.start === 0) ? query.start + found.length : await this.count(model, query.filters, options);
+    const ids = found.slice(0, count).map((row) => row[0] as number);
+    if (ids.length === 0) return { texts: [], total };
+    // By id, in the page's order; a member a write deleted since is left out (as listJson does).
+    const byId = new Map<number, SQLOutputValue[]>();
+    for (const row of this.#statements.rows(c.selectTexts, [JSON.stringify(ids)])) byId.set(row[0] as number, row);
+    const texts: string[] = [];
+    for (const id of ids) {
+      const row = byId.get(id);
+      const text = row === undefined ? '' : this.#memberText(c, row);
+      if (text !== '') texts.push(text);
+    }
+    return { texts, total };
+  }
+
+  /**
+   * Every row of `sql`, read with one `all()` after committing the open writes: on the event loop,
+   * or, for a query that `scan`s on a file, on it for a slice and then in a reader thread.
+   */
+  async #all(sql: string, params: SQLInputValue[], scan: boolean, allowance: Allowance): Promise<SQLOutputValue[][]> {
+    this.#writes.commit();
+    if (!scan || this.#path === undefined) return this.#timed(allowance, () => this.#statements.rows(sql, params));
+    const rows = this.#slice(allowance, () => this.#statements.rows(sql, params));
+    if (rows !== undefined) return rows;
+    const read: SQLOutputValue[][] = [];
+    for await (const row of readers.rows(this.#path, sql, params, allowance.left, allowance.timeMs)) read.push(row);
+    return read;
   }
 
   async count(model: Model, filters: readonly Filter[], options: ReadOptions = {}): Promise<number> {

@@ -1,0 +1,107 @@
+// The SQLite store's pageJson: a filtered page and its total read in one pass. It must give what
+// listJson then count give, for every query it answers, and save the count only when it can.
+
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseQuery } from '../../src/model/query.ts';
+import type { Query } from '../../src/model/types.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { orderWalkIsBounded } from '../../src/store/sqlite/sql.ts';
+import type { Store } from '../../src/store/store.ts';
+import { makeModel } from '../fixtures/models.ts';
+
+const model = makeModel('people', { name: 'string', born: 'date', level: 'integer', note: { type: 'string', index: false } });
+const query = (q: string): Query => parseQuery(model, new URLSearchParams(q), []);
+
+/** 60 members: names over a few first letters, days and levels cycling, so filters cut them unevenly. */
+async function seed(store: Store): Promise<void> {
+  const letters = 'aaaaabbbcd';
+  for (let i = 0; i < 60; i++) {
+    const day = String(1 + (i % 7)).padStart(2, '0');
+    await store.insert(model, { name: `${letters[i % letters.length]}${String(59 - i).padStart(2, '0')}`, born: `1990-01-${day}`, level: i % 4, note: `n${i % 3}` }, new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString());
+  }
+}
+
+/** What the default handler read before pageJson: the page, then a count. */
+async function expected(store: Store, q: Query): Promise<{ texts: string[]; total: number }> {
+  const texts: string[] = [];
+  for await (const text of store.listJson(model, q)) texts.push(text);
+  return { texts, total: await store.count(model, q.filters) };
+}
+
+const FILTERS = [
+  'name__startswith=a',
+  'name__startswith=a&born__day=3',
+  'name__startswith=b&level=2',
+  'name__startswith=z',
+  'name__gte=b',
+  'name__lt=b&note=n1',
+  'name=a04',
+  'level=1',
+  'born__day=2',
+  'note=n2',
+];
+const ORDERS = ['order_by=name', 'order_by=-name', 'order_by=level', '', 'order_by=note'];
+const PAGES = ['count=1', 'count=5', 'count=10', 'start=3&count=5', 'start=10&count=10', 'start=40&count=10', 'start=5&count=32', 'count=0', 'count=33'];
+
+for (const kind of ['memory', 'file'] as const) {
+  t.test(`${kind}: every page it answers is listJson's page with count's total`, async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-page-json-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const store = await openSqliteStore(kind === 'memory' ? 'sqlite::memory:' : `sqlite:${join(dir, 'svc.sqlite')}`, '');
+    t.teardown(() => store.close());
+    await seed(store);
+    let answered = 0;
+    for (const f of FILTERS) {
+      for (const o of ORDERS) {
+        for (const p of PAGES) {
+          const q = query([f, o, p].filter(Boolean).join('&'));
+          const got = await store.pageJson!(model, q);
+          if (got === undefined) continue;
+          answered++;
+          t.same(got, await expected(store, q), `${f}&${o}&${p}`);
+        }
+      }
+    }
+    t.ok(answered >= 100, `it answered ${answered} of the queries`);
+  });
+}
+
+t.test('it counts only when the matches run past the page after its own', async (t) => {
+  const store = await openSqliteStore('sqlite::memory:', '');
+  t.teardown(() => store.close());
+  await seed(store);
+  let counts = 0;
+  const count = store.count.bind(store);
+  store.count = (...args) => (counts++, count(...args));
+  // 30 names start with "a"; 5 of them are born on day 3.
+  const few = await store.pageJson!(model, query('name__startswith=a&born__day=3&order_by=name&count=5'));
+  t.equal(few?.texts.length, 5);
+  t.equal(counts, 0, 'the matches ran out within two pages: no count query');
+  const many = await store.pageJson!(model, query('name__startswith=a&order_by=name&count=5'));
+  t.equal(many?.total, 30);
+  t.equal(counts, 1, 'more than two pages of matches: counted');
+  const past = await store.pageJson!(model, query('name__startswith=a&order_by=name&start=40&count=5'));
+  t.same(past, { texts: [], total: 30 }, 'an empty page past the first is counted');
+  t.equal(counts, 2);
+});
+
+t.test('it answers only a page whose order walk a filter bounds', async (t) => {
+  const unindexed = new Set(['note']);
+  const bounded = (q: string) => orderWalkIsBounded(query(q), unindexed);
+  t.ok(bounded('name__startswith=a&born__day=3&order_by=name'), 'a range of the order field');
+  t.ok(bounded('name=a04&order_by=-name'), 'exact, descending');
+  t.ok(bounded('id__gt=5'), 'the default order is by id');
+  t.notOk(bounded('born__day=3&order_by=name'), 'a date part bounds no index: the walk would run the whole name index');
+  t.notOk(bounded('name__startswith=a&order_by=level'), 'a range of another field');
+  t.notOk(bounded('name__contains=a&order_by=name'), 'contains reads no range');
+  t.notOk(bounded('note=n1&order_by=note'), 'an unindexed order field');
+  const store = await openSqliteStore('sqlite::memory:', '');
+  t.teardown(() => store.close());
+  await seed(store);
+  t.equal(await store.pageJson!(model, query('born__day=3&order_by=name&count=5')), undefined);
+  t.equal(await store.pageJson!(model, query('name__startswith=a&order_by=name')), undefined, 'unpaged');
+  t.equal(await store.pageJson!(model, query('name__startswith=a&order_by=name&count=33')), undefined, 'over PAGE_WITH_TOTAL');
+});
