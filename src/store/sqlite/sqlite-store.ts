@@ -266,14 +266,9 @@ class SqliteStore implements Store {
       return this.#statements.row('SELECT count FROM svc_collections WHERE id = ?', [c.key])![0] as number;
     }
     const { sql, params } = countSql(c.shape, filters);
-    const allowance = new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS);
-    if (scans({ filters }, unindexed(model)) && this.#path !== undefined) {
-      const counted = this.#slice(allowance, () => this.#statements.row(sql, params)![0] as number);
-      if (counted !== undefined) return counted;
-      for await (const row of readers.rows(this.#path, sql, params, allowance.left, allowance.timeMs)) return row[0] as number;
-      throw new Error('a count returned no row');
-    }
-    return this.#timed(allowance, () => this.#statements.row(sql, params)![0] as number);
+    const [row] = await this.#all(sql, params, scans({ filters }, unindexed(model)), new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS));
+    if (row === undefined) throw new Error('a count returned no row');
+    return row[0] as number;
   }
 
   /**
