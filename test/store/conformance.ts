@@ -407,6 +407,20 @@ export function runStoreSuite(t: Test, { newStore, knownGaps }: StoreSuiteOption
     }
   });
 
+  t.test('startswith at the edges of its range: exactly the texts with the prefix', async (t) => {
+    const store = await open(t);
+    const model = makeModel('prefixes', { w: 'string' });
+    await store.ensure(model);
+    // Texts around each prefix's range [prefix, successor): the successor itself, NULs and the
+    // highest code point after the prefix, the code point before and after its last one.
+    const words = ['a', 'a\0', 'a\0b', 'a\u{10FFFF}', 'a\u{10FFFF}z', 'b', '`', 'a😀', 'A', 'ab', 'b\0', '\u{10FFFF}', '\u{10FFFF}\u{10FFFF}', '\u{10FFFE}x', 'ac', 'ab\u{10FFFF}'];
+    for (const w of words) await store.insert(model, { w }, stamp(0));
+    for (const prefix of ['a', 'a\0', 'a\u{10FFFF}', 'ab', '\u{10FFFF}', 'b', '`']) {
+      const expected = words.flatMap((w, i) => (w.startsWith(prefix) ? [i + 1] : []));
+      t.same(await ids(store, model, { filters: [filter('w', 'startswith', prefix)] }), expected, `startswith ${JSON.stringify(prefix)}`);
+    }
+  });
+
   const codePointGap = knownGaps?.codePointOrder;
   t.test('strings order by Unicode code point', codePointGap ? { todo: codePointGap } : {}, async (t) => {
     const store = await open(t);

@@ -99,14 +99,13 @@ function startsWith(col: string, prefix: string, column: Column, fold: boolean):
   const bytes = encoder.encode(prefix);
   const exact = { sql: `substr(CAST(${fold ? folded(col) : col} AS BLOB), 1, ?) = ?`, params: [bytes.length, bytes] };
   if (fold || !TEXT_TYPES.has(column.type)) return exact;
-  // A range on the column lets SQLite use the field's index; the substr() check keeps the
-  // result exact whatever the range admits.
+  // A range on the column lets SQLite use the field's index. [prefix, successor) in BINARY order
+  // (memcmp of the UTF-8 bytes, whole length, NULs included) holds exactly the texts that start
+  // with the prefix, and no number or BLOB (they sort before and after all text): the range is
+  // the condition. Without a successor (a prefix of U+10FFFF only), the substr() check bounds it.
   const succ = prefixSuccessor(prefix);
-  const range = succ === undefined ? `${col} >= ?` : `${col} >= ? AND ${col} < ?`;
-  return {
-    sql: `${range} AND ${exact.sql}`,
-    params: [prefix, ...(succ === undefined ? [] : [succ]), ...exact.params],
-  };
+  if (succ !== undefined) return { sql: `${col} >= ? AND ${col} < ?`, params: [prefix, succ] };
+  return { sql: `${col} >= ? AND ${exact.sql}`, params: [prefix, ...exact.params] };
 }
 
 function endsWith(col: string, suffix: string, fold: boolean): Sql {
