@@ -132,6 +132,12 @@ export const SERVERS: Readonly<Record<string, ServerSpec>> = {
     app: { models: { employees: new URL('models/employees-unindexed.json', import.meta.url).pathname }, resources: { employees: 'svc.delegate();\n' } },
     members: 10_000,
   },
+  // The same model declaring one compound index, [born__day, name] (bench/models/employees-indexed.json).
+  'svc-indexed': {
+    kind: 'svc',
+    app: { models: { employees: new URL('models/employees-indexed.json', import.meta.url).pathname }, resources: { employees: 'svc.delegate();\n' } },
+    members: 10_000,
+  },
   'svc-1k': { kind: 'svc', app: EXAMPLE_APP, members: 1_000 },
   'svc-100k': { kind: 'svc', app: EXAMPLE_APP, members: 100_000 },
   // Two worker processes on one port (node:cluster); the load generator shares the two cores.
@@ -235,6 +241,13 @@ export const SCENARIOS: readonly Scenario[] = [
     method: 'GET',
     path: FILTERED,
     target: { minRatio: 0.2 },
+  },
+  {
+    name: 'filtered page, the model declaring the index [born__day, name]',
+    server: 'svc-indexed',
+    group: 'ceiling',
+    method: 'GET',
+    path: FILTERED,
   },
   createRow('create (durable)', 'svc-writes', { minRatio: 0.35 }),
   createRow('create (durable), no field indexes', 'svc-writes-unindexed'),

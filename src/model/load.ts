@@ -2,13 +2,17 @@
 
 import { Ajv, type ErrorObject } from 'ajv';
 import { basename } from 'node:path';
-import { DEFAULT_MAX_LENGTH, FIELD_OPTIONS, FIELD_TYPES, type FieldDef, type Model } from './types.ts';
+import { DEFAULT_MAX_LENGTH, FIELD_OPTIONS, FIELD_TYPES, INDEX_PARTS, type FieldDef, type IndexDef, type IndexKey, type IndexPart, type Model } from './types.ts';
 import { parseValue } from './values.ts';
 
 /** Collection (and model) names: README "REST reference". `types` is taken by the type metadata endpoint. */
 export const COLLECTION_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 /** Field names are identifiers without `__`, which separates a field from its query condition. */
 export const FIELD_NAME = /^(?!.*__)[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Compound indexes a model may declare, and keys in each (every index costs each write its upkeep). */
+export const MAX_INDEXES = 8;
+export const MAX_INDEX_KEYS = 4;
 
 const MODEL_SCHEMA = {
   type: 'object',
@@ -18,6 +22,11 @@ const MODEL_SCHEMA = {
     fields: {
       type: 'object',
       additionalProperties: { $ref: '#/$defs/field' },
+    },
+    indexes: {
+      type: 'array',
+      maxItems: MAX_INDEXES,
+      items: { type: 'array', minItems: 1, maxItems: MAX_INDEX_KEYS, items: { type: 'string' } },
     },
     calculated_fields: { type: 'object', additionalProperties: { type: 'string' } },
     calculated_type_fields: { type: 'object', additionalProperties: { type: 'string' } },
@@ -58,7 +67,7 @@ function schemaMessage(e: ErrorObject): string {
     const extra = (e.params as { additionalProperty: string }).additionalProperty;
     return e.instancePath.startsWith('/fields/')
       ? `${where}: unknown option "${extra}" (options: ${FIELD_OPTIONS.join(', ')})`
-      : `${where}: unknown key "${extra}" (keys: fields, calculated_fields, calculated_type_fields)`;
+      : `${where}: unknown key "${extra}" (keys: fields, indexes, calculated_fields, calculated_type_fields)`;
   }
   if (e.keyword === 'enum') return `${where}: unknown type ${JSON.stringify(e.data)} (types: ${FIELD_TYPES.join(', ')})`;
   if (e.keyword === 'required') return `${where}: missing "${(e.params as { missingProperty: string }).missingProperty}"`;
@@ -86,6 +95,7 @@ export function loadModel(file: string, text: string): LoadResult {
   }
   const doc = json as {
     fields: Record<string, Record<string, unknown>>;
+    indexes?: string[][];
     calculated_fields?: Record<string, string>;
     calculated_type_fields?: Record<string, string>;
   };
@@ -127,14 +137,47 @@ export function loadModel(file: string, text: string): LoadResult {
     fields.set(fname, field);
     declared.push(field);
   }
+  const indexes: IndexDef[] = [];
+  (doc.indexes ?? []).forEach((keys, i) => {
+    const parsed: IndexKey[] = [];
+    keys.forEach((key, j) => {
+      const k = indexKey(fields, key);
+      if (typeof k === 'string') reasons.push(`indexes.${i}.${j}: ${k}`);
+      else parsed.push(k);
+    });
+    if (parsed.length < keys.length) return; // its bad keys are named above
+    const name = keys.join(',');
+    if (new Set(keys).size < keys.length) reasons.push(`indexes.${i}: a key appears more than once`);
+    else if (indexes.some((x) => x.name === name)) reasons.push(`indexes.${i}: the same index is declared twice`);
+    else if (parsed.length === 1 && parsed[0]!.part === undefined && fields.get(parsed[0]!.field)?.index !== false) {
+      reasons.push(`indexes.${i}: ${parsed[0]!.field} has an index of its own already (declare more keys, or "index": false on the field)`);
+    } else indexes.push({ name, keys: parsed });
+  });
   const model: Model = {
     name,
     file,
     fields,
     declared,
+    indexes,
     calculatedFields: doc.calculated_fields ?? {},
     calculatedTypeFields: doc.calculated_type_fields ?? {},
   };
   for (const check of checks) reasons.push(...check(model));
   return reasons.length ? { ok: false, reason: reasons.join('; ') } : { ok: true, model };
+}
+
+/** One key of an `indexes` entry: a declared field, or `<field>__month` / `<field>__day` of a date field; else what is wrong. */
+function indexKey(fields: ReadonlyMap<string, FieldDef>, key: string): IndexKey | string {
+  const [field = '', part, ...rest] = key.split('__');
+  const def = fields.get(field);
+  if (def === undefined || field === 'id' || field === 'updated') {
+    const declared = [...fields.keys()].filter((f) => f !== 'id' && f !== 'updated');
+    return `unknown field ${JSON.stringify(field)} (declared fields: ${declared.join(', ') || 'none'})`;
+  }
+  if (part === undefined) return { field };
+  if (rest.length > 0 || !(INDEX_PARTS as readonly string[]).includes(part)) {
+    return `${JSON.stringify(key)} is not a field or a part of one (parts: ${INDEX_PARTS.map((p) => `__${p}`).join(', ')})`;
+  }
+  if (def.type !== 'date' && def.type !== 'date-time') return `__${part} is a part of date and date-time values; ${field} is ${def.type}`;
+  return { field, part: part as IndexPart };
 }

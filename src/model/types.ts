@@ -34,6 +34,23 @@ export interface FieldDef {
   readonly index?: false;
 }
 
+/** Parts of a `date` or `date-time` value a declared index can hold (README "Models", `indexes`). */
+export const INDEX_PARTS = ['month', 'day'] as const;
+export type IndexPart = (typeof INDEX_PARTS)[number];
+
+/** One key of a declared index: a declared field, or a part of a date field's value. */
+export interface IndexKey {
+  readonly field: string;
+  readonly part?: IndexPart;
+}
+
+/** A compound index a model declares; the store adds `id` as its last key. */
+export interface IndexDef {
+  /** The keys as declared, joined by commas (`born__day,name`): the index's name in the store. */
+  readonly name: string;
+  readonly keys: readonly IndexKey[];
+}
+
 export interface Model {
   /** The model (and collection) name: the file's base name. */
   readonly name: string;
@@ -43,6 +60,8 @@ export interface Model {
   readonly fields: ReadonlyMap<string, FieldDef>;
   /** Declared fields only, in file order. */
   readonly declared: readonly FieldDef[];
+  /** Compound indexes declared under `indexes`, in file order (besides each field's own). */
+  readonly indexes: readonly IndexDef[];
   readonly calculatedFields: Readonly<Record<string, string>>;
   readonly calculatedTypeFields: Readonly<Record<string, string>>;
 }

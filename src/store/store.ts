@@ -94,6 +94,7 @@ export function modelSignature(model: Model): string {
   let sig = signatures.get(model);
   if (sig === undefined) {
     sig = model.declared.map((f) => `${f.name}:${f.type}${f.index === false ? ':unindexed' : ''}`).join(',');
+    if (model.indexes.length > 0) sig += `;indexes:${model.indexes.map((i) => i.name).join(';')}`;
     signatures.set(model, sig);
   }
   return sig;

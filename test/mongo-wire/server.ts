@@ -414,7 +414,16 @@ const COMMANDS: Record<string, (m: Memory, db: string, cmd: Document) => Documen
     const createdCollectionAutomatically = !m.collection(db, cmd.createIndexes);
     const coll = m.collection(db, cmd.createIndexes, true)!;
     const numIndexesBefore = coll.indexes.length + 1;
-    for (const index of cmd.indexes) if (!coll.indexes.some((i) => i.name === index.name)) coll.indexes.push({ v: 2, ...index });
+    // As MongoDB: the same keys under another name, or another key under the same name, is refused
+    // (https://www.mongodb.com/docs/manual/reference/command/createIndexes/); the same index again is nothing.
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    for (const index of cmd.indexes) {
+      const named = coll.indexes.find((i) => i.name === index.name);
+      if (named && !same(named.key, index.key)) throw new CommandError(86, 'IndexKeySpecsConflict', `An existing index has the same name as the requested index: ${index.name}`);
+      const keyed = [{ key: { _id: 1 }, name: '_id_' }, ...coll.indexes].find((i) => same(i.key, index.key));
+      if (keyed && keyed.name !== index.name) throw new CommandError(85, 'IndexOptionsConflict', `Index already exists with a different name: ${keyed.name}`);
+      if (!named) coll.indexes.push({ v: 2, ...index });
+    }
     return { createdCollectionAutomatically, numIndexesBefore, numIndexesAfter: coll.indexes.length + 1 };
   },
 

@@ -87,7 +87,7 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
  * The ids `list` gives for `q`; and every such query also checks `listJson` against `list` (the
  * same members, each as JSON.stringify gives it), so that the whole contract holds for both.
  */
-async function ids(store: Store, model: Model, q: Partial<Query> = {}): Promise<number[]> {
+export async function ids(store: Store, model: Model, q: Partial<Query> = {}): Promise<number[]> {
   const members = await collect(store.list(model, query(q)));
   await sameTexts(store, model, q, members);
   // A list may read members from a different source than `get` (SQLite: their stored JSON text, not their columns).

@@ -6,7 +6,7 @@ import type { Test } from 'tap';
 import { acquireClient, databaseName } from '../../src/store/mongodb/connection.ts';
 import { COUNTERS } from '../../src/store/mongodb/mongodb-store.ts';
 import { openStore } from '../../src/store/open.ts';
-import { makeModel } from '../fixtures/models.ts';
+import { indexDef, makeModel } from '../fixtures/models.ts';
 import { collect, filter, order, query, runStoreSuiteOn, type StoreSuiteOptions } from './conformance.ts';
 
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
@@ -59,6 +59,30 @@ export function runMongoSuite(t: Test, uri: string, options: Pick<StoreSuiteOpti
     t.same((await collect(store.list(unindexed, query({ filters: [filter('age', 'exact', 3)] })))).map((m) => m.id), [1], 'filters still work');
     await store.ensure(makeModel('people', { name: 'string', age: 'integer' }));
     t.same(await names(), ['_id_', 'age_1__id_1', 'name_1__id_1', 'updated_1__id_1'], 'indexed again');
+  });
+
+  t.test('declared compound indexes are created, and dropped when no longer declared', async (t) => {
+    const { store, db } = await fresh(t);
+    const names = async () => (await db.collection('people').listIndexes().toArray()).map((i) => i.name).sort();
+    const fields = { name: 'string', born: 'date', level: { type: 'integer', index: false } } as const;
+    const indexed = makeModel('people', fields, { indexes: [indexDef('born__day', 'name'), indexDef('level', 'name')] });
+    await store.ensure(indexed);
+    t.same(await names(), ['_id_', 'born_1__id_1', 'name_1__id_1', 'svc+born__day,name', 'svc+level,name', 'updated_1__id_1']);
+    await store.insert(indexed, { name: 'a', born: '1990-01-05', level: 2 }, stamp(1));
+    const q = query({ filters: [filter('born', 'day', 5), filter('name', 'startswith', 'a')], order: order('name') });
+    t.same((await collect(store.list(indexed, q))).map((m) => m.id), [1], 'filters read the same');
+    await store.ensure(makeModel('people', fields, { indexes: [indexDef('level', 'name')] }));
+    t.same(await names(), ['_id_', 'born_1__id_1', 'name_1__id_1', 'svc+level,name', 'updated_1__id_1'], 'the undeclared one dropped');
+    // Another declaration on the same document keys replaces it (dropped first, or MongoDB refuses it).
+    await store.ensure(makeModel('people', fields, { indexes: [indexDef('level', 'name', 'born')] }));
+    await store.ensure(makeModel('people', fields, { indexes: [indexDef('born', 'name')] }));
+    await store.ensure(makeModel('people', fields, { indexes: [indexDef('born__month', 'name')] }));
+    t.same(await names(), ['_id_', 'born_1__id_1', 'name_1__id_1', 'svc+born__month,name', 'updated_1__id_1']);
+    // A field's own index turned off and a one-key index declared on it: the same keys, another name.
+    await store.ensure(makeModel('people', { ...fields, born: { type: 'date', index: false } }, { indexes: [indexDef('born')] }));
+    t.same(await names(), ['_id_', 'name_1__id_1', 'svc+born', 'updated_1__id_1']);
+    await store.ensure(makeModel('people', fields, { indexes: [indexDef('born')] }));
+    t.same(await names(), ['_id_', 'born_1__id_1', 'name_1__id_1', 'updated_1__id_1'], 'the field\'s own index again, the declared one left to it');
   });
 
   t.test('a lost counter catches up with the collection: ids are never reused', async (t) => {

@@ -9,7 +9,8 @@ import { validateCreate } from '../../src/model/validate.ts';
 import { fieldKey, replacement, toDocument } from '../../src/store/mongodb/documents.ts';
 import { escapeRegex, MATCH_NOTHING, translateFilters, translateOrder, translateQuery, type MongoFilter } from '../../src/store/mongodb/translate.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { makeModel } from '../fixtures/models.ts';
+import { indexDef, makeModel } from '../fixtures/models.ts';
+import { compoundIndexes } from '../../src/store/mongodb/mongodb-store.ts';
 import { filter, order, query } from './conformance.ts';
 
 const MODEL = makeModel('notes', { name: 'string', body: 'text', n: 'integer', f: 'float', ok: 'boolean', d: 'date', at: 'date-time', _id: 'string' });
@@ -290,4 +291,19 @@ t.test("MongoDB's MaxTimeMSExpired of a read is its store-time limit, other serv
   t.match(expired, { code: 'store-time-limit', status: 503 });
   t.match((expired as SvcError).message, /250 ms of store time/);
   t.match(readError(new MongoServerError({ code: 91, errmsg: 'shutting down' }), 250), { code: 'store-unavailable' });
+});
+
+t.test('declared compound indexes as MongoDB indexes: document keys in order, then _id; a part indexes its field', async (t) => {
+  const fields = { name: 'string', born: 'date', _id: 'string', level: { type: 'integer', index: false } } as const;
+  const model = makeModel('people', fields, {
+    indexes: [indexDef('born__day', 'name'), indexDef('_id', 'born__month'), indexDef('born__day'), indexDef('born__month', 'born__day', 'name'), indexDef('level'), indexDef('born', 'name')],
+  });
+  t.same(compoundIndexes(model), [
+    { name: 'svc+born__day,name', key: { born: 1, name: 1, _id: 1 } },
+    { name: 'svc+_id,born__month', key: { __id: 1, born: 1, _id: 1 } },
+    // born__day alone is born's own index; born__month,born__day,name is born__day,name again; born,name too.
+    { name: 'svc+level', key: { level: 1, _id: 1 } },
+  ]);
+  t.same(Object.keys(compoundIndexes(model)[0]!.key), ['born', 'name', '_id'], 'keys in declared order');
+  t.same(compoundIndexes(makeModel('people', fields)), [], 'none declared');
 });

@@ -7,12 +7,12 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Member, Model, Query } from '../../src/model/types.ts';
-import { prefixSuccessor, quoteIdent, selectSql, countSql, type TableShape } from '../../src/store/sqlite/sql.ts';
+import { prefixSuccessor, quoteIdent, scans, selectSql, countSql, type TableShape } from '../../src/store/sqlite/sql.ts';
 import { openDatabase, retryWhileBusy, sqlitePath } from '../../src/store/sqlite/database.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { writerEvents, writerThread } from '../../src/store/sqlite/writer.ts';
-import { makeModel } from '../fixtures/models.ts';
-import { collect, filter, order, query, runStoreSuiteOn } from './conformance.ts';
+import { indexDef, makeModel } from '../fixtures/models.ts';
+import { collect, filter, ids, order, query, runStoreSuiteOn } from './conformance.ts';
 
 const SQLITE_MODULE = fileURLToPath(new URL('../../src/store/sqlite/sqlite-store.ts', import.meta.url));
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
@@ -486,13 +486,70 @@ t.test('a field declared "index": false has no index: its orders and filters rea
   t.match(plan({ filters: [filter('n', 'exact', 3)] }), /USING INDEX notes\/n/);
 });
 
+t.test('declared compound indexes: created, read from the index alone, the same answers, dropped when no longer declared', async (t) => {
+  const path = join(t.testdir(), 'x.sqlite');
+  const store = await openSqliteStore(`sqlite:${path}`, '');
+  t.teardown(() => store.close());
+  const fields = { name: 'string', born: 'date', seen: 'date-time', level: { type: 'integer', index: false } } as const;
+  const plain = makeModel('people', fields);
+  const indexed = makeModel('people', fields, { indexes: [indexDef('born__day', 'name'), indexDef('seen__month', 'level')] });
+  const db = openDatabase(path);
+  t.teardown(() => db.close());
+  const indexes = () => db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'people' ORDER BY name").all().map((r) => r.name);
+  await store.ensure(plain);
+  for (let i = 0; i < 300; i++) {
+    const day = String(1 + (i % 28)).padStart(2, '0');
+    const month = String(1 + (i % 12)).padStart(2, '0');
+    await store.insert(plain, { name: `${'abcde'[i % 5]}${i}`, born: `1990-${month}-${day}`, seen: `2025-${month}-${day}T10:00:00.000Z`, level: i % 7 }, stamp(i));
+  }
+  // Members without the fields: their parts are NULL in the index, as in the condition.
+  for (let i = 0; i < 3; i++) await store.insert(plain, { name: `a-none${i}` }, stamp(300 + i));
+  const queries: Partial<Query>[] = [
+    { filters: [filter('born', 'day', 5), filter('name', 'startswith', 'a')], order: order('name'), count: 20 },
+    { filters: [filter('born', 'day', 5)], order: order('-name') },
+    { filters: [filter('born', 'day', 5), filter('name', 'gte', 'c')] },
+    { filters: [filter('seen', 'month', 3), filter('level', 'in', [1, 2])], order: order('level') },
+    { filters: [filter('seen', 'month', 3)], order: order('seen'), start: 3, count: 5 },
+    { filters: [filter('born', 'month', 3), filter('born', 'day', 3)] },
+  ];
+  const answers = async (model: Model) => Promise.all(queries.map(async (q) => ({ ids: await ids(store, model, q), total: await store.count(model, q.filters ?? []) })));
+  const before = await answers(plain);
+  t.same(before.map((a) => a.ids.length > 0), queries.map(() => true), 'every query matches some members');
+
+  await store.ensure(indexed);
+  t.same(indexes(), ['people/+born__day,name', 'people/+seen__month,level', 'people/born', 'people/name', 'people/seen', 'people/updated']);
+  t.same(await answers(indexed), before, 'the same members, order and totals with the indexes');
+  const plan = queryPlan(db, indexed);
+  t.match(plan(queries[0]!), /SEARCH people USING (COVERING )?INDEX people\/\+born__day,name \(<expr>=\? AND name>\? AND name<\?\)/, 'day and name prefix from the index alone');
+  t.notMatch(plan(queries[0]!), 'TEMP B-TREE', 'in name order without a sort');
+  t.match(plan({ filters: [filter('seen', 'month', 3), filter('level', 'exact', 2)] }), /USING (COVERING )?INDEX people\/\+seen__month,level \(<expr>=\? AND level=\?\)/, 'an unindexed field inside a compound index');
+  t.match(plan({ filters: [filter('born', 'day', 5)] }), /USING (COVERING )?INDEX people\/\+born__day,name \(<expr>=\?\)/, 'the part alone');
+
+  // Which queries may test every member (and so go to a reader thread past their slice).
+  const by = { unindexed: new Set(['level']), leading: new Set(['born__day', 'seen__month']) };
+  t.equal(scans({ filters: [filter('born', 'day', 5)] }, by), false, 'a part that leads a declared index is read from it');
+  t.equal(scans({ filters: [filter('born', 'month', 5)] }, by), true, 'another part of the field is not');
+  t.equal(scans({ filters: [filter('born', 'day', 5), filter('name', 'contains', 'x')] }, by), true, 'nor a condition no index serves');
+  t.equal(scans({ filters: [filter('level', 'exact', 1)] }, by), true, 'an unindexed field that leads no index');
+  t.equal(scans({ filters: [filter('level', 'exact', 1)] }, { ...by, leading: new Set(['level']) }), false, 'an unindexed field that leads a declared index');
+  t.equal(scans({ filters: [filter('born', 'day', 5)] }, { ...by, leading: new Set() }), true, 'no declared index: a part scans');
+
+  // Removed from the model file (a new Model object): dropped, and the part's filter scans again.
+  await store.ensure(makeModel('people', fields, { indexes: [indexDef('seen__month', 'level')] }));
+  t.same(indexes(), ['people/+seen__month,level', 'people/born', 'people/name', 'people/seen', 'people/updated'], 'the undeclared one dropped');
+  await store.ensure(makeModel('people', fields));
+  t.same(indexes(), ['people/born', 'people/name', 'people/seen', 'people/updated']);
+  t.notMatch(queryPlan(db, plain)({ filters: [filter('born', 'day', 5)] }), /\+born__day/);
+  t.same(await answers(plain), before);
+});
+
 t.test('acknowledged writes survive SIGKILL', async (t) => {
   const dir = t.testdir();
   const uri = `sqlite:${join(dir, 'crash.sqlite')}`;
   const model = makeModel('events', { n: 'integer', text: 'text' });
   const child = `
     const { openSqliteStore } = await import(${JSON.stringify(SQLITE_MODULE)});
-    const model = ${JSON.stringify({ name: 'events', declared: model.declared })};
+    const model = ${JSON.stringify({ name: 'events', declared: model.declared, indexes: [] })};
     model.fields = new Map(model.declared.map((f) => [f.name, f]));
     const store = await openSqliteStore(${JSON.stringify(uri)}, '');
     await store.ensure(model);

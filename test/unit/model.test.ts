@@ -36,6 +36,37 @@ t.test('every field is indexed by default but text; "index" says otherwise', asy
   t.equal(index('sOff'), false);
 });
 
+t.test('"indexes" declares compound indexes of fields and date parts, in file order', async (t) => {
+  const fields = { name: { type: 'string' }, born: { type: 'date' }, at: { type: 'date-time' }, level: { type: 'integer', index: false } };
+  const r = model(fields, { indexes: [['born__day', 'name'], ['level'], ['at__month', 'at', 'level']] });
+  if (!r.ok) throw new Error(r.reason);
+  t.same(r.model.indexes, [
+    { name: 'born__day,name', keys: [{ field: 'born', part: 'day' }, { field: 'name' }] },
+    { name: 'level', keys: [{ field: 'level' }] },
+    { name: 'at__month,at,level', keys: [{ field: 'at', part: 'month' }, { field: 'at' }, { field: 'level' }] },
+  ]);
+  const none = model(fields);
+  t.same(none.ok && none.model.indexes, [], 'none declared: none');
+
+  const bad = (indexes: unknown) => {
+    const r = model(fields, { indexes });
+    return r.ok ? 'accepted' : r.reason;
+  };
+  t.match(bad([['nmae']]), /indexes\.0\.0: unknown field "nmae" \(declared fields: name, born, at, level\)/);
+  t.match(bad([['name', 'id']]), /indexes\.0\.1: unknown field "id"/, 'id is every index\'s last key already');
+  t.match(bad([['name__day']]), /indexes\.0\.0: __day is a part of date and date-time values; name is string/);
+  t.match(bad([['born__year']]), /indexes\.0\.0: "born__year" is not a field or a part of one \(parts: __month, __day\)/);
+  t.match(bad([['born__day__x']]), /is not a field or a part of one/);
+  t.match(bad([['name', 'name']]), /indexes\.0: a key appears more than once/);
+  t.match(bad([['name', 'born'], ['born__day'], ['name', 'born']]), /indexes\.2: the same index is declared twice/);
+  t.match(bad([['name']]), /indexes\.0: name has an index of its own already \(declare more keys, or "index": false on the field\)/);
+  t.match(bad([[]]), /indexes\.0: must NOT have fewer than 1 items/);
+  t.match(bad([['name', 'born', 'at', 'level', 'name']]), /indexes\.0: must NOT have more than 4 items/);
+  t.match(bad(Array.from({ length: 9 }, () => ['level'])), /indexes: must NOT have more than 8 items/);
+  t.match(bad('name'), /indexes: must be array/);
+  t.match(bad([['nmae'], ['born__hour']]), /indexes\.0\.0: unknown field "nmae".*; indexes\.1\.0: "born__hour"/, 'every bad key is named');
+});
+
 t.test('bad model files are rejected with the reason', async (t) => {
   const cases: [string, RegExp][] = [
     ['{', /not valid JSON/],
@@ -48,7 +79,7 @@ t.test('bad model files are rejected with the reason', async (t) => {
     ['{"fields":{"x":{"type":"integer","max_length":3}}}', /max_length applies only to string/],
     ['{"fields":{"a__b":{"type":"integer"}}}', /field names must match/],
     ['{"fields":{"x":{"type":"date","default_value":"tomorrow"}}}', /default_value must be a date/],
-    ['{"fields":{}, "views":{}}', /unknown key "views"/],
+    ['{"fields":{}, "views":{}}', /unknown key "views" \(keys: fields, indexes, calculated_fields, calculated_type_fields\)/],
     ['{"fields":{"x":{"required":true}}}', /missing "type"/],
     ['{"fields":{"x":{"type":"integer","index":"no"}}}', /fields.x.index: must be boolean/],
   ];

@@ -198,6 +198,22 @@ class MongoStore implements Store {
     return (await c.findOne({ _id: { $eq: id } }, { projection: { _id: 1 } })) ? 'conflict' : 'not-found';
   }
 
+  /** Drops the compound indexes of `c` that its model no longer declares (`declared`). */
+  async #dropUndeclared(c: Collection<Stored>, declared: readonly { name: string }[]): Promise<void> {
+    const names = new Set(declared.map((d) => d.name));
+    const existing = await c
+      .listIndexes()
+      .toArray()
+      .catch((e: unknown) => {
+        ignoreMissingIndex(e); // a collection not created yet has none
+        return [];
+      });
+    for (const index of existing) {
+      const name = String(index.name);
+      if (name.startsWith(COMPOUND_INDEX_PREFIX) && !names.has(name)) await c.dropIndex(name).catch(ignoreMissingIndex);
+    }
+  }
+
   /** The next id of `model`: one atomic increment, safe with any number of svc processes on the database. */
   async #nextId(model: Model): Promise<number> {
     const counter = await this.#counters.findOneAndUpdate({ _id: { $eq: model.name } }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
@@ -227,11 +243,15 @@ class MongoStore implements Store {
       const c = this.#db.collection<Stored>(model.name);
       const keys = ['updated', ...model.declared.filter((f) => f.index !== false).map((f) => fieldKey(model, f.name))];
       const unindexed = model.declared.filter((f) => f.index === false).map((f) => fieldKey(model, f.name));
+      const compound = compoundIndexes(model);
       const prepared: Prepared = {
         signature,
         ready: this.#connect()
-          .then(() => c.createIndexes(keys.map((k) => ({ key: { [k]: 1, _id: 1 } }))))
+          // Drops first: MongoDB refuses an index on the keys of an existing one under another name
+          // (a compound index declared on one field whose own index was just turned off, say).
+          .then(() => this.#dropUndeclared(c, compound))
           .then(() => Promise.all(unindexed.map((k) => c.dropIndex(`${k}_1__id_1`).catch(ignoreMissingIndex))))
+          .then(() => c.createIndexes([...keys.map((k) => ({ key: { [k]: 1, _id: 1 } })), ...compound]))
           .then(
           () => c,
           (e: unknown) => {
@@ -246,6 +266,30 @@ class MongoStore implements Store {
     this.#byModel.set(model, entry);
     return entry.ready;
   }
+}
+
+/** Prefix of the names of the compound indexes a model declares (README "Models", `indexes`). */
+export const COMPOUND_INDEX_PREFIX = 'svc+';
+
+/**
+ * The compound indexes `model` declares, as createIndexes specs: its keys' document keys in order,
+ * then `_id`, named `svc+<keys as declared>`. MongoDB indexes values, not parts of them: a month
+ * or day key indexes its whole field (which the part's condition, an expression, cannot read; the
+ * keys before it still can).
+ */
+export function compoundIndexes(model: Model): { name: string; key: Record<string, 1> }[] {
+  // MongoDB refuses a second index on the same keys: one that comes out as a field's own index
+  // (`{born: 1, _id: 1}` from `born__day`) or as an earlier one is left to that index.
+  const taken = new Set(model.declared.filter((f) => f.index !== false).map((f) => JSON.stringify([fieldKey(model, f.name)])));
+  const specs: { name: string; key: Record<string, 1> }[] = [];
+  for (const index of model.indexes) {
+    const fields = [...new Set(index.keys.map((k) => fieldKey(model, k.field)))];
+    const signature = JSON.stringify(fields);
+    if (taken.has(signature)) continue;
+    taken.add(signature);
+    specs.push({ name: COMPOUND_INDEX_PREFIX + index.name, key: Object.fromEntries([...fields.map((f) => [f, 1] as const), ['_id', 1] as const]) });
+  }
+  return specs;
 }
 
 /** The `maxTimeMS` of a read: whole milliseconds, at least 1 (0 would mean no limit). */

@@ -2,7 +2,7 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import type { FieldType, Model } from '../../model/types.ts';
-import { columnsSql, quoteIdent, type TableShape } from './sql.ts';
+import { columnsSql, datePartSql, quoteIdent, type TableShape } from './sql.ts';
 import type { Statements } from './statements.ts';
 import { fieldsSignature, modelSignature } from '../store.ts';
 
@@ -130,6 +130,23 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     // declared `"index": false` has none (cheaper writes; its filters and orders read every member).
     if (field.index === false) db.exec(`DROP INDEX IF EXISTS ${index}`);
     else db.exec(`CREATE INDEX IF NOT EXISTS ${index} ON ${quoteIdent(table)} (${quoteIdent(col)}, "id")`);
+  }
+  // The model's compound indexes, named `<table>/+<keys>` (no column name starts with "+"); one
+  // the model no longer declares is dropped. A key's expression is the one its condition compares.
+  const compound = `${table}/+`;
+  const declaredIndexes = new Set<string>();
+  for (const index of model.indexes) {
+    const name = compound + index.name;
+    declaredIndexes.add(name);
+    const keys = index.keys.map(({ field, part }) => {
+      const col = quoteIdent(columnOf.get(field)!);
+      return part === undefined ? col : datePartSql(col, part);
+    });
+    db.exec(`CREATE INDEX IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${keys.join(', ')}, "id")`);
+  }
+  const existing = statements.rows(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, ?) = ?`, [table, compound.length, compound]);
+  for (const [name] of existing) {
+    if (!declaredIndexes.has(name as string)) db.exec(`DROP INDEX ${quoteIdent(name as string)}`);
   }
 
   for (const col of [TEXT_COLUMN, SHAPE_COLUMN]) {

@@ -4,7 +4,7 @@
 // always bound (`?`), never written into the SQL; only identifiers are, double-quoted.
 
 import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
-import type { Condition, FieldType, Filter, Order, Query, Value } from '../../model/types.ts';
+import type { Condition, FieldType, Filter, IndexPart, Order, Query, Value } from '../../model/types.ts';
 import { datePartText, oneValue as one, orderTerms, pageOf, yearRange } from '../store.ts';
 
 /** One field as stored: the column that holds it and the field's current type. */
@@ -122,11 +122,23 @@ function contains(col: string, needle: string, fold: boolean): Sql {
   return { sql: `instr(${expr}, ?) > 0`, params: [needle] };
 }
 
+/** Where the 2-digit month and day of a canonical date / date-time string start (1-based). */
+const PART_START: Readonly<Record<IndexPart, number>> = { month: 6, day: 9 };
+
+/**
+ * The month or day of the date in column `col`: the expression a `month` / `day` condition
+ * compares and a declared index on that part holds (the same text, so that SQLite's planner
+ * matches them: https://sqlite.org/expridx.html).
+ */
+export function datePartSql(col: string, part: IndexPart): string {
+  return `substr(${col}, ${PART_START[part]}, 2)`;
+}
+
 /** Compares the 2-digit month or day of a canonical date / date-time string. */
-function datePart(start: number): Translate {
+function datePart(part: IndexPart): Translate {
   return (col, value) => {
-    const part = datePartText(value);
-    return part === undefined ? FALSE : { sql: `substr(${col}, ${start}, 2) = ?`, params: [part] };
+    const text = datePartText(value);
+    return text === undefined ? FALSE : { sql: `${datePartSql(col, part)} = ?`, params: [text] };
   };
 }
 
@@ -176,8 +188,8 @@ const CONDITION_SQL: Record<Condition, Translate> = {
     const range = yearRange(value);
     return range === undefined ? FALSE : { sql: `${col} >= ? AND ${col} < ?`, params: range };
   },
-  month: datePart(6),
-  day: datePart(9),
+  month: datePart('month'),
+  day: datePart('day'),
 };
 
 function column(shape: TableShape, field: string): Column {
@@ -239,14 +251,27 @@ function checked(where: Sql): Sql {
 /** Conditions that read a field's index (README "Collection queries"); every other one tests each member the rest leave. */
 const INDEXED_CONDITIONS: ReadonlySet<Condition> = new Set(['exact', 'in', 'gt', 'gte', 'lt', 'lte', 'range', 'isnull', 'year', 'startswith']);
 
+/** What a model's indexes serve, for `scans`. */
+export interface Indexes {
+  /** Fields declared `"index": false`. */
+  readonly unindexed: ReadonlySet<string>;
+  /** The first keys of the model's declared indexes: `field`, or `field__month` / `field__day`. */
+  readonly leading: ReadonlySet<string>;
+}
+
 /**
- * Whether a query may have SQLite test every member: a condition no index serves, a filter on or
- * an order by an unindexed field (`unindexed`: their names). Such a query runs off the event loop
- * (readers.ts).
+ * Whether a query may have SQLite test every member: a condition no index serves (a month or day
+ * one unless a declared index starts with that part), a filter on a field without an index of
+ * its own or a declared one that starts with it, an order by an unindexed field. Such a query
+ * runs off the event loop (readers.ts).
  */
-export function scans(query: Pick<Query, 'filters'> & Partial<Pick<Query, 'order'>>, unindexed: ReadonlySet<string>): boolean {
+export function scans(query: Pick<Query, 'filters'> & Partial<Pick<Query, 'order'>>, { unindexed, leading }: Indexes): boolean {
   for (const f of query.filters) {
-    if (!INDEXED_CONDITIONS.has(f.condition) || unindexed.has(f.field)) return true;
+    const served =
+      f.condition === 'month' || f.condition === 'day'
+        ? leading.has(`${f.field}__${f.condition}`)
+        : INDEXED_CONDITIONS.has(f.condition) && (!unindexed.has(f.field) || leading.has(f.field));
+    if (!served) return true;
   }
   return (query.order ?? []).some((o) => unindexed.has(o.field));
 }
