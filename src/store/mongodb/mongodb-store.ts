@@ -273,19 +273,18 @@ export const COMPOUND_INDEX_PREFIX = 'svc+';
 
 /**
  * The compound indexes `model` declares, as createIndexes specs: its keys' document keys in order,
- * then `_id`, named `svc+<keys as declared>`. MongoDB indexes values, not parts of them: a month
- * or day key indexes its whole field (which the part's condition, an expression, cannot read; the
- * keys before it still can).
+ * then `_id`, named `svc+<keys as declared>`. A month or day key is left out: MongoDB indexes
+ * values, not parts of them, and a part's condition (an expression) reads no index.
  */
 export function compoundIndexes(model: Model): { name: string; key: Record<string, 1> }[] {
   // MongoDB refuses a second index on the same keys: one that comes out as a field's own index
-  // (`{born: 1, _id: 1}` from `born__day`) or as an earlier one is left to that index.
+  // (`{name: 1, _id: 1}` from `born__day, name`) or as an earlier one is left to that index.
   const taken = new Set(model.declared.filter((f) => f.index !== false).map((f) => JSON.stringify([fieldKey(model, f.name)])));
   const specs: { name: string; key: Record<string, 1> }[] = [];
   for (const index of model.indexes) {
-    const fields = [...new Set(index.keys.map((k) => fieldKey(model, k.field)))];
+    const fields = [...new Set(index.keys.filter((k) => k.part === undefined).map((k) => fieldKey(model, k.field)))];
     const signature = JSON.stringify(fields);
-    if (taken.has(signature)) continue;
+    if (fields.length === 0 || taken.has(signature)) continue;
     taken.add(signature);
     specs.push({ name: COMPOUND_INDEX_PREFIX + index.name, key: Object.fromEntries([...fields.map((f) => [f, 1] as const), ['_id', 1] as const]) });
   }
