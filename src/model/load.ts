@@ -168,15 +168,18 @@ export function loadModel(file: string, text: string): LoadResult {
 
 /** One key of an `indexes` entry: a declared field, or `<field>__month` / `<field>__day` of a date field; else what is wrong. */
 function indexKey(fields: ReadonlyMap<string, FieldDef>, key: string): IndexKey | string {
+  const shown = JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}…` : key);
   const [field = '', part, ...rest] = key.split('__');
-  const def = fields.get(field);
-  if (def === undefined || field === 'id' || field === 'updated') {
+  if (field === 'id' || field === 'updated') return `${field} cannot be a key (id ends every index; updated has its own)`;
+  const def = field === '' ? undefined : fields.get(field);
+  if (def === undefined) {
     const declared = [...fields.keys()].filter((f) => f !== 'id' && f !== 'updated');
-    return `unknown field ${JSON.stringify(field)} (declared fields: ${declared.join(', ') || 'none'})`;
+    const what = field === '' ? `${shown} names no field` : `unknown field ${JSON.stringify(field.length > 60 ? `${field.slice(0, 60)}…` : field)}`;
+    return `${what} (a key is a declared field, or a date field's <field>__month or <field>__day; declared fields: ${declared.join(', ') || 'none'})`;
   }
   if (part === undefined) return { field };
   if (rest.length > 0 || !(INDEX_PARTS as readonly string[]).includes(part)) {
-    return `${JSON.stringify(key)} is not a field or a part of one (parts: ${INDEX_PARTS.map((p) => `__${p}`).join(', ')})`;
+    return `${shown} is not a field or a part of one (parts: ${INDEX_PARTS.map((p) => `__${p}`).join(', ')})`;
   }
   if (def.type !== 'date' && def.type !== 'date-time') return `__${part} is a part of date and date-time values; ${field} is ${def.type}`;
   return { field, part: part as IndexPart };

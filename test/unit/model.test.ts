@@ -52,8 +52,12 @@ t.test('"indexes" declares compound indexes of fields and date parts, in file or
     const r = model(fields, { indexes });
     return r.ok ? 'accepted' : r.reason;
   };
-  t.match(bad([['nmae']]), /indexes\.0\.0: unknown field "nmae" \(declared fields: name, born, at, level\)/);
-  t.match(bad([['name', 'id']]), /indexes\.0\.1: unknown field "id"/, 'id is every index\'s last key already');
+  t.match(bad([['nmae']]), /indexes\.0\.0: unknown field "nmae" \(a key is a declared field, or a date field's <field>__month or <field>__day; declared fields: name, born, at, level\)/);
+  t.match(bad([['name', 'id']]), /indexes\.0\.1: id cannot be a key \(id ends every index; updated has its own\)/);
+  t.match(bad([['updated__day']]), /indexes\.0\.0: updated cannot be a key/);
+  for (const key of ['__day', '__proto__', '__', '']) t.match(bad([[key, 'name']]), new RegExp(`indexes\\.0\\.0: ${JSON.stringify(key).replace(/[_]/g, '_')} names no field \\(a key is`), `${JSON.stringify(key)}: says a field is missing`);
+  const long = bad([['x'.repeat(100000)]]);
+  t.ok(long.length < 400, `a long key is cut in the error (${long.length} characters)`);
   t.match(bad([['name__day']]), /indexes\.0\.0: __day is a part of date and date-time values; name is string/);
   t.match(bad([['born__year']]), /indexes\.0\.0: "born__year" is not a field or a part of one \(parts: __month, __day\)/);
   t.match(bad([['born__day__x']]), /is not a field or a part of one/);

@@ -2,7 +2,7 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import type { FieldType, Model } from '../../model/types.ts';
-import { columnsSql, datePartSql, quoteIdent, type TableShape } from './sql.ts';
+import { columnsSql, datePartSql, quoteIdent, type Indexes, type TableShape } from './sql.ts';
 import type { Statements } from './statements.ts';
 import { fieldsSignature, modelSignature } from '../store.ts';
 
@@ -63,6 +63,8 @@ export interface Collection {
   /** `svc_shapes.id` of the declared fields this was built for. */
   readonly shapeId: number;
   readonly shape: TableShape;
+  /** What the table's indexes serve (sql.ts `scans`). */
+  readonly indexes: Indexes;
   readonly insert: string;
   readonly select: string;
   /** SELECT of TEXT_COLUMNS (sqlite-store.ts) of the members whose ids are in a JSON array. */
@@ -131,23 +133,26 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     if (field.index === false) db.exec(`DROP INDEX IF EXISTS ${index}`);
     else db.exec(`CREATE INDEX IF NOT EXISTS ${index} ON ${quoteIdent(table)} (${quoteIdent(col)}, "id")`);
   }
-  // The model's compound indexes, named `<table>/+<keys>` (no column name starts with "+"); one
-  // the model no longer declares is dropped. A key's expression is the one its condition compares.
+  // The model's compound indexes, named `<table>/+<columns and parts>` (no column name starts
+  // with "+"): columns, not fields, because SQLite compares names ignoring case, as it does the
+  // columns (`Name` and `name` are columns `Name` and `name~2`). One the model no longer declares is
+  // dropped. A key's expression is the one its condition compares.
   const compound = `${table}/+`;
   const declaredIndexes = new Set<string>();
   for (const index of model.indexes) {
-    const name = compound + index.name;
-    declaredIndexes.add(name);
-    const keys = index.keys.map(({ field, part }) => {
-      const col = quoteIdent(columnOf.get(field)!);
-      return part === undefined ? col : datePartSql(col, part);
-    });
+    const cols = index.keys.map(({ field, part }) => ({ col: columnOf.get(field)!, part }));
+    const name = compound + cols.map(({ col, part }) => (part === undefined ? col : `${col}__${part}`)).join(',');
+    declaredIndexes.add(name.toLowerCase());
+    const keys = cols.map(({ col, part }) => (part === undefined ? quoteIdent(col) : datePartSql(quoteIdent(col), part)));
     db.exec(`CREATE INDEX IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${keys.join(', ')}, "id")`);
   }
   const existing = statements.rows(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, ?) = ?`, [table, compound.length, compound]);
   for (const [name] of existing) {
-    if (!declaredIndexes.has(name as string)) db.exec(`DROP INDEX ${quoteIdent(name as string)}`);
+    if (!declaredIndexes.has((name as string).toLowerCase())) db.exec(`DROP INDEX ${quoteIdent(name as string)}`);
   }
+  // Each column's affinity as it was created: a field whose type changed keeps its column.
+  const declaredType = new Map<string, string>();
+  for (const [name, type] of statements.rows('SELECT name, type FROM pragma_table_info(?)', [table])) declaredType.set(name as string, String(type).toUpperCase());
 
   for (const col of [TEXT_COLUMN, SHAPE_COLUMN]) {
     if (!statements.row('SELECT 1 FROM pragma_table_info(?) WHERE name = ?', [table, col])) {
@@ -163,17 +168,26 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     columns: [
       { field: 'id', column: 'id', type: 'auto' },
       { field: 'updated', column: 'updated', type: 'date-time' },
-      ...model.declared.map((f) => ({ field: f.name, column: columnOf.get(f.name)!, type: f.type })),
+      ...model.declared.map((f) => {
+        const column = columnOf.get(f.name)!;
+        return { field: f.name, column, type: f.type, ...(declaredType.get(column) === 'TEXT' ? {} : { textAffinity: false }) };
+      }),
     ],
   };
   const t = quoteIdent(table);
   // Written: `updated`, the declared fields, their JSON text and the shape (rows.ts, values()).
   const stored = [...shape.columns.slice(1).map((c) => c.column), TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent);
+  const indexes: Indexes = {
+    unindexed: new Set(model.declared.filter((f) => f.index === false).map((f) => f.name)),
+    leading: new Set(model.indexes.map(({ keys: [first] }) => (first!.part === undefined ? first!.field : `${first!.field}__${first!.part}`))),
+    numericColumns: new Set(shape.columns.filter((c) => c.textAffinity === false).map((c) => c.field)),
+  };
   return {
     signature: modelSignature(model),
     key,
     shapeId,
     shape,
+    indexes,
     insert: `INSERT INTO ${t} (${stored.join(', ')}) VALUES (${stored.map(() => '?').join(', ')})`,
     select: `SELECT ${columnsSql(shape)} FROM ${t} WHERE "id" = ?`,
     selectTexts: `SELECT ${['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ')} FROM ${t} WHERE "id" IN (SELECT value FROM json_each(?))`,

@@ -10,7 +10,7 @@ import { readers } from './readers.ts';
 import { GroupCommit, transaction, type Writes } from './group-commit.ts';
 import { memberText, toMember, values, written } from './rows.ts';
 import { BOOKKEEPING_SQL, IF_UPDATED, migrate, SHAPE_COLUMN, TEXT_COLUMN, type Collection } from './schema.ts';
-import { countSql, orderWalkIsBounded, quoteIdent, scans, selectSql, type Indexes, type Sql } from './sql.ts';
+import { countSql, orderWalkIsBounded, quoteIdent, scans, selectSql, type Sql } from './sql.ts';
 import { Statements } from './statements.ts';
 import { ThreadWrites } from './writer.ts';
 
@@ -64,25 +64,6 @@ function closeReader(reader: Reader): void {
   reader.db.close();
 }
 
-/** What a model's indexes serve (sql.ts `scans`), worked out once per model. */
-const indexesOf = new WeakMap<Model, Indexes>();
-function indexes(model: Model): Indexes {
-  let known = indexesOf.get(model);
-  if (!known) {
-    known = {
-      unindexed: new Set(model.declared.filter((f) => f.index === false).map((f) => f.name)),
-      leading: new Set(model.indexes.map(({ keys: [first] }) => (first!.part === undefined ? first!.field : `${first!.field}__${first!.part}`))),
-    };
-    indexesOf.set(model, known);
-  }
-  return known;
-}
-
-/** The fields of a model declared `"index": false`. */
-function unindexed(model: Model): ReadonlySet<string> {
-  return indexes(model).unindexed;
-}
-
 class SqliteStore implements Store {
   readonly #db: DatabaseSync;
   readonly #deadline: Deadline;
@@ -122,7 +103,7 @@ class SqliteStore implements Store {
   async *list(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<Member> {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
     // The stored JSON text of each member, as listJson reads it: parsing it costs less than reading every column.
-    const rows = this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, indexes(model)), options);
+    const rows = this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, c.indexes), options);
     // Rows read on the event loop are iterated synchronously: an await per row would cost more than the row.
     if (Symbol.asyncIterator in rows) {
       for await (const row of rows) {
@@ -139,7 +120,7 @@ class SqliteStore implements Store {
 
   async *listJson(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<string> {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
-    const rows = this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, indexes(model)), options);
+    const rows = this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, c.indexes), options);
     if (Symbol.asyncIterator in rows) {
       for await (const row of rows) {
         const text = this.#memberText(c, row);
@@ -237,10 +218,10 @@ class SqliteStore implements Store {
   async pageJson(model: Model, query: Query, options: ReadOptions = {}): Promise<{ texts: string[]; total: number } | undefined> {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
     const count = query.count;
-    if (count === undefined || count === 0 || count > PAGE_WITH_TOTAL || !orderWalkIsBounded(query, unindexed(model))) return undefined;
+    if (count === undefined || count === 0 || count > PAGE_WITH_TOTAL || !orderWalkIsBounded(query, c.indexes.unindexed)) return undefined;
     const ahead = count * READ_AHEAD_PAGES;
     const { sql, params } = selectSql(c.shape, { ...query, count: ahead }, '"id"');
-    const found = await this.#all(sql, params, scans(query, indexes(model)), new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS));
+    const found = await this.#all(sql, params, scans(query, c.indexes), new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS));
     const total = found.length < ahead && (found.length > 0 || query.start === 0) ? query.start + found.length : await this.count(model, query.filters, options);
     const ids = found.slice(0, count).map((row) => row[0] as number);
     if (ids.length === 0) return { texts: [], total };
@@ -277,7 +258,7 @@ class SqliteStore implements Store {
       return this.#statements.row('SELECT count FROM svc_collections WHERE id = ?', [c.key])![0] as number;
     }
     const { sql, params } = countSql(c.shape, filters);
-    const [row] = await this.#all(sql, params, scans({ filters }, indexes(model)), new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS));
+    const [row] = await this.#all(sql, params, scans({ filters }, c.indexes), new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS));
     if (row === undefined) throw new Error('a count returned no row');
     return row[0] as number;
   }
