@@ -582,6 +582,20 @@ t.test('startswith on a text field whose column was made for numbers: exactly th
   }
 });
 
+t.test('a member reads back as written, by id as in a list, in a column made for another type', async (t) => {
+  const store = await openSqliteStore(`sqlite:${join(t.testdir(), 'x.sqlite')}`, '');
+  t.teardown(() => store.close());
+  await store.insert(makeModel('things', { code: 'integer' }), { code: 7 }, stamp(0));
+  const after = makeModel('things', { code: 'string' });
+  for (const code of ['0123', '1e5', '1.50', ' 12', '12']) {
+    const m = await store.insert(after, { code }, stamp(1));
+    t.same(await store.get(after, m.id), m, `get ${JSON.stringify(code)}`);
+  }
+  const listed = await collect(store.list(after, query({})));
+  t.same(listed.slice(1).map((m) => m.code), ['0123', '1e5', '1.50', ' 12', '12'], 'listed as written');
+  t.same(await Promise.all(listed.map((m) => store.get(after, m.id))), listed, 'get agrees with the list, the older member too');
+});
+
 t.test('acknowledged writes survive SIGKILL', async (t) => {
   const dir = t.testdir();
   const uri = `sqlite:${join(dir, 'crash.sqlite')}`;

@@ -67,6 +67,8 @@ export interface Collection {
   readonly indexes: Indexes;
   readonly insert: string;
   readonly select: string;
+  /** SELECT of TEXT_COLUMNS (sqlite-store.ts) of the member with an id. */
+  readonly selectText: string;
   /** SELECT of TEXT_COLUMNS (sqlite-store.ts) of the members whose ids are in a JSON array. */
   readonly selectTexts: string;
   readonly exists: string;
@@ -190,6 +192,7 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     indexes,
     insert: `INSERT INTO ${t} (${stored.join(', ')}) VALUES (${stored.map(() => '?').join(', ')})`,
     select: `SELECT ${columnsSql(shape)} FROM ${t} WHERE "id" = ?`,
+    selectText: `SELECT ${['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ')} FROM ${t} WHERE "id" = ?`,
     selectTexts: `SELECT ${['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ')} FROM ${t} WHERE "id" IN (SELECT value FROM json_each(?))`,
     exists: `SELECT 1 FROM ${t} WHERE "id" = ?`,
     replace: `UPDATE ${t} SET ${stored.map((c) => `${c} = ?`).join(', ')} WHERE "id" = ?`,

@@ -290,8 +290,10 @@ class SqliteStore implements Store {
   async get(model: Model, id: number): Promise<Member | null> {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
     this.#writes.commit();
-    const row = this.#statements.row(c.select, [id]);
-    return row ? toMember(c.shape.columns, row) : null;
+    // Its stored text, as lists read it: a column that a field's type change left with another
+    // affinity may hold a value converted (text "0123" in a column made for integers is 123).
+    const row = this.#statements.row(c.selectText, [id]);
+    return (row && this.#member(c, row)) ?? null;
   }
 
   async insert(model: Model, data: MemberData, updated: string): Promise<Member> {
