@@ -46,7 +46,7 @@ export interface IndexKey {
 
 /** A compound index a model declares; the store adds `id` as its last key. */
 export interface IndexDef {
-  /** The keys as declared, joined by commas (`born__day,name`): the index's name in the store. */
+  /** The keys as declared, joined by commas (`born__day,name`): what names it in the model (and on MongoDB). */
   readonly name: string;
   readonly keys: readonly IndexKey[];
 }

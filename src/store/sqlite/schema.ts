@@ -179,6 +179,8 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   const t = quoteIdent(table);
   // Written: `updated`, the declared fields, their JSON text and the shape (rows.ts, values()).
   const stored = [...shape.columns.slice(1).map((c) => c.column), TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent);
+  // Read: a member's id, `updated`, JSON text and shape (sqlite-store.ts TEXT_COLUMNS).
+  const texts = ['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ');
   const indexes: Indexes = {
     unindexed: new Set(model.declared.filter((f) => f.index === false).map((f) => f.name)),
     leading: new Set(model.indexes.map(({ keys: [first] }) => (first!.part === undefined ? first!.field : `${first!.field}__${first!.part}`))),
@@ -192,8 +194,8 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     indexes,
     insert: `INSERT INTO ${t} (${stored.join(', ')}) VALUES (${stored.map(() => '?').join(', ')})`,
     select: `SELECT ${columnsSql(shape)} FROM ${t} WHERE "id" = ?`,
-    selectText: `SELECT ${['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ')} FROM ${t} WHERE "id" = ?`,
-    selectTexts: `SELECT ${['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ')} FROM ${t} WHERE "id" IN (SELECT value FROM json_each(?))`,
+    selectText: `SELECT ${texts} FROM ${t} WHERE "id" = ?`,
+    selectTexts: `SELECT ${texts} FROM ${t} WHERE "id" IN (SELECT value FROM json_each(?))`,
     exists: `SELECT 1 FROM ${t} WHERE "id" = ?`,
     replace: `UPDATE ${t} SET ${stored.map((c) => `${c} = ?`).join(', ')} WHERE "id" = ?`,
     delete: `DELETE FROM ${t} WHERE "id" = ?`,
