@@ -168,13 +168,13 @@ export function loadModel(file: string, text: string): LoadResult {
 
 /** One key of an `indexes` entry: a declared field, or `<field>__month` / `<field>__day` of a date field; else what is wrong. */
 function indexKey(fields: ReadonlyMap<string, FieldDef>, key: string): IndexKey | string {
-  const shown = JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}…` : key);
+  const shown = quoted(key);
   const [field = '', part, ...rest] = key.split('__');
   if (field === 'id' || field === 'updated') return `${field} cannot be a key (id ends every index; updated has its own)`;
   const def = field === '' ? undefined : fields.get(field);
   if (def === undefined) {
     const declared = [...fields.keys()].filter((f) => f !== 'id' && f !== 'updated');
-    const what = field === '' ? `${shown} names no field` : `unknown field ${JSON.stringify(field.length > 60 ? `${field.slice(0, 60)}…` : field)}`;
+    const what = field === '' ? `${shown} names no field` : `unknown field ${quoted(field)}`;
     return `${what} (a key is a declared field, or a date field's <field>__month or <field>__day; declared fields: ${declared.join(', ') || 'none'})`;
   }
   if (part === undefined) return { field };
@@ -183,4 +183,9 @@ function indexKey(fields: ReadonlyMap<string, FieldDef>, key: string): IndexKey 
   }
   if (def.type !== 'date' && def.type !== 'date-time') return `__${part} is a part of date and date-time values; ${field} is ${def.type}`;
   return { field, part: part as IndexPart };
+}
+
+/** `text` as a JSON string for an error, cut after 60 characters (a model file may hold anything). */
+function quoted(text: string): string {
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
 }

@@ -2,7 +2,7 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import type { FieldType, Model } from '../../model/types.ts';
-import { columnsSql, datePartSql, quoteIdent, type Indexes, type TableShape } from './sql.ts';
+import { columnsSql, datePartSql, partKey, quoteIdent, type Indexes, type TableShape } from './sql.ts';
 import type { Statements } from './statements.ts';
 import { fieldsSignature, modelSignature } from '../store.ts';
 
@@ -152,12 +152,12 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   for (const [name] of existing) {
     if (!declaredIndexes.has((name as string).toLowerCase())) db.exec(`DROP INDEX ${quoteIdent(name as string)}`);
   }
-  // Each column's affinity as it was created: a field whose type changed keeps its column.
+  // Each column's declared type as it was created (a field whose type changed keeps its column).
   const declaredType = new Map<string, string>();
   for (const [name, type] of statements.rows('SELECT name, type FROM pragma_table_info(?)', [table])) declaredType.set(name as string, String(type).toUpperCase());
 
   for (const col of [TEXT_COLUMN, SHAPE_COLUMN]) {
-    if (!statements.row('SELECT 1 FROM pragma_table_info(?) WHERE name = ?', [table, col])) {
+    if (!declaredType.has(col)) {
       db.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(col)} ${col === TEXT_COLUMN ? 'TEXT' : 'INTEGER'}`);
     }
   }
@@ -183,7 +183,7 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   const texts = ['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ');
   const indexes: Indexes = {
     unindexed: new Set(model.declared.filter((f) => f.index === false).map((f) => f.name)),
-    leading: new Set(model.indexes.map(({ keys: [first] }) => (first!.part === undefined ? first!.field : `${first!.field}__${first!.part}`))),
+    leading: new Set(model.indexes.map(({ keys: [first] }) => (first!.part === undefined ? first!.field : partKey(first!.field, first!.part)))),
     numericColumns: new Set(shape.columns.filter((c) => c.textAffinity === false).map((c) => c.field)),
   };
   return {

@@ -260,6 +260,11 @@ function checked(where: Sql): Sql {
 /** Conditions that read a field's index (README "Collection queries"); every other one tests each member the rest leave. */
 const INDEXED_CONDITIONS: ReadonlySet<Condition> = new Set(['exact', 'in', 'gt', 'gte', 'lt', 'lte', 'range', 'isnull', 'year', 'startswith']);
 
+/** How `Indexes.leading` names a part of a field: `born__day`. */
+export function partKey(field: string, part: IndexPart): string {
+  return `${field}__${part}`;
+}
+
 /** What a model's indexes serve, for `scans`. */
 export interface Indexes {
   /** Fields declared `"index": false`. */
@@ -280,7 +285,7 @@ export function scans(query: Pick<Query, 'filters'> & Partial<Pick<Query, 'order
   for (const f of query.filters) {
     const served =
       f.condition === 'month' || f.condition === 'day'
-        ? leading.has(`${f.field}__${f.condition}`)
+        ? leading.has(partKey(f.field, f.condition))
         : INDEXED_CONDITIONS.has(f.condition) &&
           (!unindexed.has(f.field) || leading.has(f.field)) &&
           !(f.condition === 'startswith' && numericColumns.has(f.field));
