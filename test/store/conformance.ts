@@ -581,6 +581,43 @@ export function runStoreSuite(t: Test, { newStore, knownGaps }: StoreSuiteOption
     t.equal(await store.count(v4, []), 3);
   });
 
+  t.test('a field whose type changed is read, filtered and ordered in its new type', async (t) => {
+    const store = await open(t);
+    const codes = async (model: Model, q: Partial<Query> = {}) => (await collect(store.list(model, query(q)))).map((m) => m.code ?? null);
+    const numbers = makeModel('retyped', { code: 'integer', n: 'integer' });
+    for (const code of [12, 9, 100]) await store.insert(numbers, { code, n: code }, stamp(code));
+    const text = makeModel('retyped', { code: 'string', n: 'integer' });
+    for (const code of ['0123', 'abc', '12']) await store.insert(text, { code, n: 1 }, stamp(1));
+    t.same(await codes(text), ['12', '9', '100', '0123', 'abc', '12'], 'the numbers read as text');
+    t.same(await codes(text, { filters: [filter('code', 'exact', '12')] }), ['12', '12'], 'equal as text');
+    t.same(await codes(text, { order: order('code') }), ['0123', '100', '12', '12', '9', 'abc'], 'ordered as text');
+    t.same(await codes(text, { filters: [filter('code', 'startswith', '1')] }), ['12', '100', '12'], 'startswith: the older members too');
+    t.same(await codes(text, { filters: [filter('code', 'lt', '5')], order: order('-code') }), ['12', '12', '100', '0123'], 'compared as text');
+    t.equal(await store.count(text, [filter('code', 'gt', '5')]), 2);
+    await sameTexts(store, text, {}, await collect(store.list(text, query())));
+    const listed = await collect(store.list(text, query()));
+    t.same(await Promise.all(listed.map((m) => store.get(text, m.id))), listed, 'by id as in a list');
+
+    // And back to numbers: "0123" is 123, and "abc", no number, is absent.
+    const back = makeModel('retyped', { code: 'integer', n: 'integer' });
+    t.same(await codes(back), [12, 9, 100, 123, null, 12]);
+    t.same(await codes(back, { filters: [filter('code', 'gte', 12)], order: order('code') }), [12, 12, 100, 123], 'compared and ordered as numbers');
+    t.same(await ids(store, back, { filters: [filter('code', 'isnull', true)] }), [5]);
+    t.same(await store.get(back, 5), { id: 5, updated: stamp(1), n: 1 });
+  });
+
+  t.test('numbers that become booleans are compared as their truth values', async (t) => {
+    const store = await open(t);
+    const numbers = makeModel('flags', { on: 'float' });
+    for (const on of [12, 0, -1, 1, 0.5]) await store.insert(numbers, { on }, stamp(1));
+    const flags = makeModel('flags', { on: 'boolean' });
+    t.same((await collect(store.list(flags, query()))).map((m) => m.on), [true, false, true, true, true]);
+    t.same(await ids(store, flags, { filters: [filter('on', 'exact', true)] }), [1, 3, 4, 5]);
+    t.same(await ids(store, flags, { filters: [filter('on', 'exact', false)] }), [2]);
+    t.same(await ids(store, flags, { order: order('on') }), [2, 1, 3, 4, 5]);
+    t.same(await collect(store.list(makeModel('flags', { on: 'integer' }), query())), [1, 0, 1, 1, 1].map((on, i) => ({ id: i + 1, updated: stamp(1), on })), 'and back: 1 and 0');
+  });
+
   t.test('every operation prepares its model itself: ensure is never required', async (t) => {
     const store = await open(t);
     const fresh = makeModel('unprepared', { a: 'string' });

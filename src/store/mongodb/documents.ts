@@ -82,6 +82,32 @@ function fromStored(type: FieldType, v: unknown): Value {
   }
 }
 
+/** The BSON types (`$type` aliases) of a field's values, as its type stores them. */
+const BSON_TYPE: Record<FieldType, 'string' | 'number' | 'bool'> = {
+  auto: 'number',
+  string: 'string',
+  text: 'string',
+  date: 'string',
+  'date-time': 'string',
+  integer: 'number',
+  float: 'number',
+  boolean: 'bool',
+};
+
+/** The BSON types a value of a field of `type` may have been stored in under an earlier type. */
+export function otherTypes(type: FieldType): ('string' | 'number' | 'bool')[] {
+  return (['string', 'number', 'bool'] as const).filter((t) => t !== BSON_TYPE[type]);
+}
+
+/**
+ * A value left from an earlier type, stored in a field's current `type`: as `toMember` reads it,
+ * or undefined (absent) for one that is no number in a numeric type (NaN from "abc").
+ */
+export function retyped(type: FieldType, v: unknown): Value | undefined {
+  const value = fromStored(type, v);
+  return typeof value === 'number' && !Number.isFinite(value) ? undefined : value;
+}
+
 /** The member of a document: `id`, `updated`, then the present declared fields in model order. */
 export function toMember(model: Model, doc: Record<string, unknown>): Member {
   const member: Member = { id: Number(doc._id), updated: String(doc.updated) };

@@ -1,10 +1,10 @@
 // The MongoDB store (README "MongoDB"): one database per app, one collection per model, on the official driver.
 
-import type { Collection, Db, Document } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
 import { DEFAULT_STORE_TIME_MS, jsonTexts, modelSignature, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { acquireClient, clientOptions, databaseName, redact } from './connection.ts';
-import { fieldKey, replacement, toDocument, toMember, writtenMember } from './documents.ts';
+import { fieldKey, otherTypes, replacement, retyped, toDocument, toMember, writtenMember } from './documents.ts';
 import { ignoreMissingIndex, isDuplicateKey, readError, storeError } from './errors.ts';
 import { acquireMemoryServer } from './memory.ts';
 import { translateFilters, translateQuery } from './translate.ts';
@@ -14,6 +14,9 @@ import { translateFilters, translateQuery } from './translate.ts';
  * `.`, so no model's collection can be called this.
  */
 export const COUNTERS = 'svc.counters';
+
+/** Documents rewritten per bulk write when a field's type changed (#retype). */
+const RETYPE_BATCH = 1000;
 
 /** A member's document as the driver types it (the shape is documents.ts's MemberDocument). */
 type Stored = { _id: number } & Document;
@@ -214,6 +217,32 @@ class MongoStore implements Store {
     }
   }
 
+  /**
+   * Rewrites, in each field's current type, the values an earlier type of the field left (a
+   * number in a field that is text now): as reads give them (documents.ts `retyped`), so that
+   * filters and orders compare them as the model says. A field's query finds only values of the
+   * other types, in its index when it has one (a field declared `"index": false` is read whole,
+   * once per process and model shape); each write is conditional on the value it replaces, so a
+   * write made meanwhile is kept.
+   */
+  async #retype(model: Model, c: Collection<Stored>): Promise<void> {
+    for (const f of model.declared) {
+      const key = fieldKey(model, f.name);
+      let batch: AnyBulkWriteOperation<Stored>[] = [];
+      const flush = async () => {
+        if (batch.length > 0) await c.bulkWrite(batch, { ordered: false });
+        batch = [];
+      };
+      for await (const doc of c.find({ [key]: { $type: otherTypes(f.type) } }, { projection: { [key]: 1 } })) {
+        const value = retyped(f.type, doc[key]);
+        const filter = { _id: { $eq: doc._id }, [key]: { $eq: doc[key] } };
+        batch.push({ updateOne: { filter, update: value === undefined ? { $unset: { [key]: '' } } : { $set: { [key]: value } } } });
+        if (batch.length >= RETYPE_BATCH) await flush();
+      }
+      await flush();
+    }
+  }
+
   /** The next id of `model`: one atomic increment, safe with any number of svc processes on the database. */
   async #nextId(model: Model): Promise<number> {
     const counter = await this.#counters.findOneAndUpdate({ _id: { $eq: model.name } }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
@@ -230,7 +259,7 @@ class MongoStore implements Store {
    * The collection of `model`, prepared once per model shape: an index per declared field and on
    * `updated`, each `(field, _id)` so that an order and its tie-break are read from the index;
    * none for a field declared `"index": false` (dropped if it had one). Indexes of removed fields
-   * stay (as their values do).
+   * stay (as their values do). Then the values an earlier type of a field left are rewritten.
    */
   #collection(model: Model): Promise<Collection<Stored>> {
     if (this.#closed) return Promise.reject(new Error('the store is closed'));
@@ -252,6 +281,7 @@ class MongoStore implements Store {
           .then(() => this.#dropUndeclared(c, compound))
           .then(() => Promise.all(unindexed.map((k) => c.dropIndex(`${k}_1__id_1`).catch(ignoreMissingIndex))))
           .then(() => c.createIndexes([...keys.map((k) => ({ key: { [k]: 1, _id: 1 } })), ...compound]))
+          .then(() => this.#retype(model, c))
           .then(
           () => c,
           (e: unknown) => {

@@ -7,7 +7,7 @@ import { toSql, type Column } from './sql.ts';
 const decoder = new TextDecoder();
 
 /** A stored value in its canonical form for a field of `type`. */
-function fromSql(type: FieldType, v: NonNullable<SQLOutputValue>): Value {
+export function fromSql(type: FieldType, v: NonNullable<SQLOutputValue>): Value {
   switch (type) {
     case 'boolean':
       return typeof v === 'number' ? v !== 0 : Boolean(v);

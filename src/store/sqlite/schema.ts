@@ -1,8 +1,9 @@
 // The tables of an SQLite store: bookkeeping, one table per model, migrated when a model gains fields.
 
 import type { DatabaseSync } from 'node:sqlite';
-import type { FieldType, Model } from '../../model/types.ts';
-import { columnsSql, datePartSql, partKey, quoteIdent, type Indexes, type TableShape } from './sql.ts';
+import type { FieldDef, FieldType, MemberData, Model } from '../../model/types.ts';
+import { fromSql } from './rows.ts';
+import { columnsSql, datePartSql, partKey, quoteIdent, textExpr, toSql, type Indexes, type TableShape } from './sql.ts';
 import type { Statements } from './statements.ts';
 import { fieldsSignature, modelSignature } from '../store.ts';
 
@@ -89,7 +90,8 @@ export const SHAPE_COLUMN = '~shape';
 export const IF_UPDATED = ' AND "updated" = ?';
 
 /**
- * Creates the model's table, or adds the columns of fields the model gained; to be run in a
+ * Creates the model's table, or adds the columns of fields the model gained and moves a field
+ * whose type changed between text and numbers to a column of its new type; to be run in a
  * transaction. Columns of removed fields stay, with their data: a field that comes back finds
  * its values again.
  */
@@ -118,14 +120,51 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   for (const [field, col] of statements.rows('SELECT field, col FROM svc_fields WHERE collection = ?', [key])) {
     columnOf.set(field as string, col as string);
   }
+  // Each column's declared type as it was created: its affinity.
+  const declaredType = new Map<string, string>();
+  for (const [name, type] of statements.rows('SELECT name, type FROM pragma_table_info(?)', [table])) declaredType.set(name as string, String(type).toUpperCase());
+  const t = quoteIdent(table);
+  for (const col of [TEXT_COLUMN, SHAPE_COLUMN]) {
+    if (!declaredType.has(col)) db.exec(`ALTER TABLE ${t} ADD COLUMN ${quoteIdent(col)} ${col === TEXT_COLUMN ? 'TEXT' : 'INTEGER'}`);
+  }
+  const fields = fieldsSignature(model);
+  statements.get('INSERT OR IGNORE INTO svc_shapes (collection, signature) VALUES (?, ?)').run(key, fields);
+  const shapeId = statements.row('SELECT id FROM svc_shapes WHERE collection = ? AND signature = ?', [key, fields])![0] as number;
+
   const taken = new Set(['id', 'updated', ...columnOf.values()].map((n) => n.toLowerCase()));
-  for (const field of model.declared) {
-    if (columnOf.has(field.name)) continue;
+  const addColumn = (field: FieldDef): string => {
     const col = freeName(field.name, (n) => taken.has(n.toLowerCase()));
     taken.add(col.toLowerCase());
     columnOf.set(field.name, col);
-    db.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(col)} ${AFFINITY[field.type]}`);
+    declaredType.set(col, AFFINITY[field.type]);
+    db.exec(`ALTER TABLE ${t} ADD COLUMN ${quoteIdent(col)} ${AFFINITY[field.type]}`);
+    return col;
+  };
+  // A field whose type changed between text and numbers (or booleans) moves to a new column of its type's
+  // affinity, with its values as reads gave them (a column keeps the affinity it was made with:
+  // text in a column made for numbers would compare and order as numbers, "0123" = 123). The old
+  // column is dropped once no index reads it.
+  const retired: string[] = [];
+  for (const field of model.declared) {
+    const old = columnOf.get(field.name);
+    if (old === undefined || isText(declaredType.get(old)!) === isText(AFFINITY[field.type])) continue;
+    const col = addColumn(field);
+    convert(statements, t, quoteIdent(old), quoteIdent(col), field, shapeId);
+    statements.get('UPDATE svc_fields SET col = ? WHERE collection = ? AND field = ?').run(col, key, field.name);
+    db.exec(`DROP INDEX IF EXISTS ${quoteIdent(`${table}/${old}`)}`);
+    retired.push(old);
+  }
+  for (const field of model.declared) {
+    if (columnOf.has(field.name)) continue;
+    const col = addColumn(field);
     statements.get('INSERT INTO svc_fields (collection, field, col) VALUES (?, ?, ?)').run(key, field.name, col);
+  }
+  // A boolean is stored as 0 or 1: a number left from a numeric type is rewritten as its truth
+  // value (the ranges read the field's index, when it has one).
+  for (const field of model.declared) {
+    if (field.type !== 'boolean') continue;
+    const col = quoteIdent(columnOf.get(field.name)!);
+    db.exec(`UPDATE ${t} SET ${col} = (${col} != 0) WHERE ${col} < 0 OR (${col} > 0 AND ${col} < 1) OR ${col} > 1`);
   }
   for (const field of model.declared) {
     const col = columnOf.get(field.name)!;
@@ -152,18 +191,7 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   for (const [name] of existing) {
     if (!declaredIndexes.has((name as string).toLowerCase())) db.exec(`DROP INDEX ${quoteIdent(name as string)}`);
   }
-  // Each column's declared type as it was created (a field whose type changed keeps its column).
-  const declaredType = new Map<string, string>();
-  for (const [name, type] of statements.rows('SELECT name, type FROM pragma_table_info(?)', [table])) declaredType.set(name as string, String(type).toUpperCase());
-
-  for (const col of [TEXT_COLUMN, SHAPE_COLUMN]) {
-    if (!declaredType.has(col)) {
-      db.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(col)} ${col === TEXT_COLUMN ? 'TEXT' : 'INTEGER'}`);
-    }
-  }
-  const fields = fieldsSignature(model);
-  statements.get('INSERT OR IGNORE INTO svc_shapes (collection, signature) VALUES (?, ?)').run(key, fields);
-  const shapeId = statements.row('SELECT id FROM svc_shapes WHERE collection = ? AND signature = ?', [key, fields])![0] as number;
+  for (const col of retired) db.exec(`ALTER TABLE ${t} DROP COLUMN ${quoteIdent(col)}`);
 
   const shape: TableShape = {
     table,
@@ -171,12 +199,10 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
       { field: 'id', column: 'id', type: 'auto' },
       { field: 'updated', column: 'updated', type: 'date-time' },
       ...model.declared.map((f) => {
-        const column = columnOf.get(f.name)!;
-        return { field: f.name, column, type: f.type, ...(declaredType.get(column) === 'TEXT' ? {} : { textAffinity: false }) };
+        return { field: f.name, column: columnOf.get(f.name)!, type: f.type };
       }),
     ],
   };
-  const t = quoteIdent(table);
   // Written: `updated`, the declared fields, their JSON text and the shape (rows.ts, values()).
   const stored = [...shape.columns.slice(1).map((c) => c.column), TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent);
   // Read: a member's id, `updated`, JSON text and shape (sqlite-store.ts TEXT_COLUMNS).
@@ -184,7 +210,6 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   const indexes: Indexes = {
     unindexed: new Set(model.declared.filter((f) => f.index === false).map((f) => f.name)),
     leading: new Set(model.indexes.map(({ keys: [first] }) => (first!.part === undefined ? first!.field : partKey(first!.field, first!.part)))),
-    numericColumns: new Set(shape.columns.filter((c) => c.textAffinity === false).map((c) => c.field)),
   };
   return {
     signature: modelSignature(model),
@@ -200,6 +225,31 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     replace: `UPDATE ${t} SET ${stored.map((c) => `${c} = ?`).join(', ')} WHERE "id" = ?`,
     delete: `DELETE FROM ${t} WHERE "id" = ?`,
   };
+}
+
+function isText(affinity: string): boolean {
+  return affinity === 'TEXT';
+}
+
+/** Rows a type change converts per statement (a page of rows by id, read whole before it is written). */
+const CONVERT_BATCH = 1000;
+
+/**
+ * Fills column `to` of table `t` with each member's value of `field` in its new type, as a read
+ * gave it before: from the stored JSON text when the member was written under the current shape
+ * (`shapeId`), else converted from column `from` as toMember converts it. A value that is no
+ * number in the new type (NaN from "abc") is left absent.
+ */
+function convert(statements: Statements, t: string, from: string, to: string, field: FieldDef, shapeId: number): void {
+  const read = `SELECT "id", ${textExpr(from)}, ${quoteIdent(TEXT_COLUMN)}, ${quoteIdent(SHAPE_COLUMN)} FROM ${t} WHERE "id" > ? AND ${from} IS NOT NULL ORDER BY "id" LIMIT ${CONVERT_BATCH}`;
+  const write = statements.get(`UPDATE ${t} SET ${to} = ? WHERE "id" = ?`);
+  for (let last = 0, rows = statements.rows(read, [last]); rows.length > 0; rows = statements.rows(read, [last])) {
+    for (const [id, v, text, shape] of rows) {
+      const value = shape === shapeId && typeof text === 'string' ? (JSON.parse(text) as MemberData)[field.name] : fromSql(field.type, v!);
+      write.run(typeof value === 'number' && !Number.isFinite(value) ? null : toSql(value ?? null), id!);
+      last = id as number;
+    }
+  }
 }
 
 /** `base`, or `base~2`, `base~3`, … : the first that is not `taken` (`~` is in no model or field name). */

@@ -12,12 +12,6 @@ export interface Column {
   readonly field: string;
   readonly column: string;
   readonly type: FieldType;
-  /**
-   * False when the column was added for a numeric type and the field is text now: SQLite keeps
-   * the column's numeric affinity, storing text that looks like a number as a number and comparing
-   * it with bound text as numbers (https://sqlite.org/datatype3.html#type_affinity).
-   */
-  readonly textAffinity?: boolean;
 }
 
 /** A model's table: its name and its columns, `id` and `updated` first, then the declared fields. */
@@ -49,7 +43,7 @@ export function lowerCase(v: SQLOutputValue): SQLInputValue {
  * when it converts it to a JS string (in results and in function arguments), so text that holds
  * a NUL is passed as a BLOB and decoded in JS.
  */
-function textExpr(col: string): string {
+export function textExpr(col: string): string {
   return `CASE WHEN instr(${col}, char(0)) THEN CAST(${col} AS BLOB) ELSE ${col} END`;
 }
 
@@ -104,9 +98,7 @@ function startsWith(col: string, prefix: string, column: Column, fold: boolean):
   // and a byte prefix that is whole UTF-8 is a character prefix.
   const bytes = encoder.encode(prefix);
   const exact = { sql: `substr(CAST(${fold ? folded(col) : col} AS BLOB), 1, ?) = ?`, params: [bytes.length, bytes] };
-  // A column made for numbers (the field's type changed since) holds numbers too, and compares
-  // bound text with them as numbers: only the substr() check says what starts with the prefix.
-  if (fold || !TEXT_TYPES.has(column.type) || column.textAffinity === false) return exact;
+  if (fold || !TEXT_TYPES.has(column.type)) return exact;
   // A range on the column lets SQLite use the field's index. On a column of text affinity,
   // [prefix, successor) in BINARY order (memcmp of the UTF-8 bytes, whole length, NULs included)
   // holds exactly the texts that start with the prefix, and no number or BLOB (they sort before
@@ -271,24 +263,20 @@ export interface Indexes {
   readonly unindexed: ReadonlySet<string>;
   /** The first keys of the model's declared indexes: `field`, or `field__month` / `field__day`. */
   readonly leading: ReadonlySet<string>;
-  /** Fields whose column was made for numbers (`Column.textAffinity`): a `startswith` on one tests each member. */
-  readonly numericColumns: ReadonlySet<string>;
 }
 
 /**
  * Whether a query may have SQLite test every member: a condition no index serves (a month or day
- * one unless a declared index starts with that part; a startswith on a column made for numbers),
+ * one unless a declared index starts with that part),
  * a filter on a field without an index of its own or a declared one that starts with it, an order
  * by an unindexed field. Such a query runs off the event loop (readers.ts).
  */
-export function scans(query: Pick<Query, 'filters'> & Partial<Pick<Query, 'order'>>, { unindexed, leading, numericColumns }: Indexes): boolean {
+export function scans(query: Pick<Query, 'filters'> & Partial<Pick<Query, 'order'>>, { unindexed, leading }: Indexes): boolean {
   for (const f of query.filters) {
     const served =
       f.condition === 'month' || f.condition === 'day'
         ? leading.has(partKey(f.field, f.condition))
-        : INDEXED_CONDITIONS.has(f.condition) &&
-          (!unindexed.has(f.field) || leading.has(f.field)) &&
-          !(f.condition === 'startswith' && numericColumns.has(f.field));
+        : INDEXED_CONDITIONS.has(f.condition) && (!unindexed.has(f.field) || leading.has(f.field));
     if (!served) return true;
   }
   return (query.order ?? []).some((o) => unindexed.has(o.field));
