@@ -602,6 +602,28 @@ t.test('a field whose type changes between numbers and text moves to a column of
   t.same(await collect(reopened.list(back, query({}))), await collect(store.list(back, query({}))), 'the same after a restart, with nothing left to convert');
 });
 
+t.test('a database that kept a text field in a column made for numbers: its members of the current shape keep their text', async (t) => {
+  // As stores before this migration left it: the field became text, its column stayed INTEGER, and
+  // members written since hold their text in the JSON text (the column, "0123" as 123).
+  const path = join(t.testdir(), 'x.sqlite');
+  const first = await openSqliteStore(`sqlite:${path}`, '');
+  await first.insert(makeModel('things', { code: 'integer' }), { code: 7 }, stamp(0));
+  await first.close();
+  const after = makeModel('things', { code: 'string' });
+  const db = new DatabaseSync(path);
+  const shape = Number(db.prepare("INSERT INTO svc_shapes (collection, signature) VALUES (1, 'code:string')").run().lastInsertRowid);
+  const insert = db.prepare('INSERT INTO things (updated, code, "~json", "~shape") VALUES (?, ?, ?, ?)');
+  for (const code of ['0123', '1e5', 'a\0b']) insert.run(stamp(1), code, JSON.stringify({ code }), shape);
+  t.same(db.prepare("SELECT typeof(code) AS t FROM things ORDER BY id").all().map((r) => r.t), ['integer', 'integer', 'integer', 'text'], 'as such a store held them');
+  db.close();
+
+  const store = await openSqliteStore(`sqlite:${path}`, '');
+  t.teardown(() => store.close());
+  t.same((await collect(store.list(after, query({ order: order('code') })))).map((m) => m.code), ['0123', '1e5', '7', 'a\0b']);
+  t.same(await ids(store, after, { filters: [filter('code', 'exact', '123')] }), [], '"0123" is not "123"');
+  t.same(await ids(store, after, { filters: [filter('code', 'startswith', '1e')] }), [3]);
+});
+
 t.test('a type change within numbers or within text keeps the column', async (t) => {
   const path = join(t.testdir(), 'x.sqlite');
   const store = await openSqliteStore(`sqlite:${path}`, '');
