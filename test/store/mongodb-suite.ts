@@ -6,6 +6,7 @@ import type { Test } from 'tap';
 import { acquireClient, databaseName } from '../../src/store/mongodb/connection.ts';
 import { COUNTERS } from '../../src/store/mongodb/mongodb-store.ts';
 import { openStore } from '../../src/store/open.ts';
+import type { Model } from '../../src/model/types.ts';
 import { indexDef, makeModel } from '../fixtures/models.ts';
 import { collect, filter, order, query, runStoreSuiteOn, type StoreSuiteOptions } from './conformance.ts';
 
@@ -67,24 +68,56 @@ export function runMongoSuite(t: Test, uri: string, options: Pick<StoreSuiteOpti
     const fields = { name: 'string', born: 'date', level: { type: 'integer', index: false } } as const;
     const indexed = makeModel('people', fields, { indexes: [indexDef('born__day', 'level', 'name'), indexDef('level', 'name'), indexDef('born__day', 'name')] });
     await store.ensure(indexed);
-    // born__day,level,name is {level, name}, as level,name (declared next, so left to the first);
-    // born__day,name is {name}, name's own index.
-    t.same(await names(), ['_id_', 'born_1__id_1', 'name_1__id_1', 'svc+born__day,level,name', 'updated_1__id_1']);
+    t.same(await names(), ['_id_', 'born_1__id_1', 'name_1__id_1', 'svc+born__day,level,name', 'svc+born__day,name', 'svc+level,name', 'updated_1__id_1']);
     await store.insert(indexed, { name: 'a', born: '1990-01-05', level: 2 }, stamp(1));
     const q = query({ filters: [filter('born', 'day', 5), filter('name', 'startswith', 'a')], order: order('name') });
     t.same((await collect(store.list(indexed, q))).map((m) => m.id), [1], 'filters read the same');
     await store.ensure(makeModel('people', fields, { indexes: [indexDef('level', 'name')] }));
-    t.same(await names(), ['_id_', 'born_1__id_1', 'name_1__id_1', 'svc+level,name', 'updated_1__id_1'], 'the undeclared one dropped (the same keys, another name)');
-    // Another declaration on the same document keys replaces it (dropped first, or MongoDB refuses it).
-    await store.ensure(makeModel('people', fields, { indexes: [indexDef('level', 'name', 'born')] }));
-    await store.ensure(makeModel('people', fields, { indexes: [indexDef('born', 'name')] }));
-    await store.ensure(makeModel('people', fields, { indexes: [indexDef('born__month', 'born', 'name')] }));
-    t.same(await names(), ['_id_', 'born_1__id_1', 'name_1__id_1', 'svc+born__month,born,name', 'updated_1__id_1']);
-    // A field's own index turned off and a one-key index declared on it: the same keys, another name.
+    t.same(await names(), ['_id_', 'born_1__id_1', 'name_1__id_1', 'svc+level,name', 'updated_1__id_1'], 'the undeclared ones dropped');
+    // A field's own index turned off and a one-key index declared on it: the same keys under
+    // another name, which replaces it (dropped first, or MongoDB refuses it).
     await store.ensure(makeModel('people', { ...fields, born: { type: 'date', index: false } }, { indexes: [indexDef('born')] }));
     t.same(await names(), ['_id_', 'name_1__id_1', 'svc+born', 'updated_1__id_1']);
     await store.ensure(makeModel('people', fields, { indexes: [indexDef('born')] }));
-    t.same(await names(), ['_id_', 'born_1__id_1', 'name_1__id_1', 'updated_1__id_1'], 'the field\'s own index again, the declared one left to it');
+    t.same(await names(), ['_id_', 'born_1__id_1', 'name_1__id_1', 'updated_1__id_1'], "the field's own index again, the declared one left to it");
+  });
+
+  t.test('a part an index names is stored in every member, kept true through writes, and read from the index', async (t) => {
+    const { store, db } = await fresh(t);
+    const people = db.collection('people');
+    const fields = { name: 'string', born: 'date' } as const;
+    const plain = makeModel('people', fields);
+    await store.insert(plain, { name: 'a', born: '1990-01-05' }, stamp(1));
+    await store.insert(plain, { name: 'b', born: '1990-02-15' }, stamp(2));
+    await store.insert(plain, { name: 'c' }, stamp(3));
+    // As an earlier version made it: the part left out of the index's keys.
+    await people.createIndex({ born: 1, name: 1, _id: 1 }, { name: 'svc+born__day,born,name' });
+    const parts = async () => (await people.find({}, { sort: { _id: 1 } }).toArray()).map((d) => d.born__day ?? null);
+    const dayIds = async (model: Model, day: number) => (await collect(store.list(model, query({ filters: [filter('born', 'day', day)] })))).map((m) => m.id);
+    const indexed = () => makeModel('people', fields, { indexes: [indexDef('born__day', 'born', 'name')] });
+
+    const v1 = indexed();
+    t.same(await dayIds(v1, 5), [1], 'read from the part');
+    t.same(await parts(), ['05', '15', null], 'filled in for the members written before');
+    t.same((await people.listIndexes().toArray()).find((i) => i.name === 'svc+born__day,born,name')?.key, { born__day: 1, born: 1, name: 1, _id: 1 }, 'the index made again with its part');
+    await store.insert(v1, { name: 'd', born: '2000-03-05' }, stamp(4));
+    t.same(await dayIds(v1, 5), [1, 4]);
+    t.equal(await store.count(v1, [filter('born', 'day', 5)]), 2);
+
+    // Written under a model that stores no part: the part goes, so it is filled in again, true, when an index names it again.
+    await store.replace(plain, 1, { name: 'a', born: '1990-01-20' }, stamp(5));
+    await store.replace(makeModel('people', { name: 'string', born: 'string' }), 4, { name: 'd', born: '2000-03-07' }, stamp(6));
+    t.same(await parts(), [null, '15', null, null]);
+    const v2 = indexed();
+    t.same(await dayIds(v2, 5), []);
+    t.same(await dayIds(v2, 20), [1]);
+    t.same(await dayIds(v2, 7), [4]);
+    t.same(await parts(), ['20', '15', null, '07']);
+    t.same(await store.get(v2, 1), { id: 1, updated: stamp(5), name: 'a', born: '1990-01-20' }, 'a member shows no part');
+
+    // A type change takes the parts with the old values.
+    await store.ensure(makeModel('people', { name: 'string', born: 'integer' }));
+    t.same(await parts(), [null, null, null, null]);
   });
 
   t.test('a lost counter catches up with the collection: ids are never reused', async (t) => {

@@ -293,18 +293,32 @@ t.test("MongoDB's MaxTimeMSExpired of a read is its store-time limit, other serv
   t.match(readError(new MongoServerError({ code: 91, errmsg: 'shutting down' }), 250), { code: 'store-unavailable' });
 });
 
-t.test('declared compound indexes as MongoDB indexes: document keys in order, then _id; parts left out', async (t) => {
+t.test('declared compound indexes as MongoDB indexes: document keys in order (a part as stored), then _id', async (t) => {
   const fields = { name: 'string', born: 'date', _id: 'string', level: { type: 'integer', index: false } } as const;
   const model = makeModel('people', fields, {
-    indexes: [indexDef('born', 'born__day', 'name'), indexDef('_id', 'born__month', 'level'), indexDef('born__day', 'name'), indexDef('born__day'), indexDef('born__month', 'level', 'born__day'), indexDef('level'), indexDef('born', 'name')],
+    indexes: [indexDef('born', 'born__day', 'name'), indexDef('_id', 'born__month', 'level'), indexDef('born__day'), indexDef('level'), indexDef('name')],
   });
   t.same(compoundIndexes(model), [
-    { name: 'svc+born,born__day,name', key: { born: 1, name: 1, _id: 1 } },
-    { name: 'svc+_id,born__month,level', key: { __id: 1, level: 1, _id: 1 } },
-    // born__day,name is name's own index; born__day alone nothing; born__month,level,born__day is
-    // level, declared next; born,name is the first again.
-    { name: 'svc+born__month,level,born__day', key: { level: 1, _id: 1 } },
+    { name: 'svc+born,born__day,name', key: { born: 1, born__day: 1, name: 1, _id: 1 } },
+    { name: 'svc+_id,born__month,level', key: { __id: 1, born__month: 1, level: 1, _id: 1 } },
+    { name: 'svc+born__day', key: { born__day: 1, _id: 1 } },
+    { name: 'svc+level', key: { level: 1, _id: 1 } },
+    // name alone is name's own index (a model file cannot declare it).
   ]);
-  t.same(Object.keys(compoundIndexes(model)[0]!.key), ['born', 'name', '_id'], 'keys in declared order');
+  t.same(Object.keys(compoundIndexes(model)[0]!.key), ['born', 'born__day', 'name', '_id'], 'keys in declared order');
   t.same(compoundIndexes(makeModel('people', fields)), [], 'none declared');
+});
+
+t.test('a part an index names is stored with the member and compared as stored', async (t) => {
+  const fields = { born: 'date', seen: 'date-time', _at: 'date', note: 'string' } as const;
+  const model = makeModel('people', fields, { indexes: [indexDef('born__day', 'seen__month'), indexDef('_at__day')] });
+  const member = { born: '1990-01-05', seen: '2024-07-04T08:00:00.000Z', _at: '2000-02-29', note: 'x' };
+  t.same(toDocument(model, 1, 'u', member), {
+    _id: 1, updated: 'u', born: '1990-01-05', seen: '2024-07-04T08:00:00.000Z', __at: '2000-02-29', note: 'x', born__day: '05', seen__month: '07', __at__day: '29',
+  });
+  t.same(translateFilters(model, [filter('born', 'day', 5)]), { born__day: { $eq: '05' } }, 'an equality on the stored part');
+  t.same(translateFilters(model, [filter('seen', 'month', 7)]), { seen__month: { $eq: '07' } });
+  t.same(translateFilters(model, [filter('born', 'month', 1)]).$expr !== undefined, true, 'a part no index names: the expression');
+  const { $set, $unset } = replacement(model, 'v', { born: '1990-01-06' });
+  t.same({ born__day: $set.born__day, seen__month: $unset?.seen__month, note__day: $unset?.note__day, born__month: $unset?.born__month }, { born__day: '06', seen__month: '', note__day: '', born__month: '' }, 'a write sets its parts and removes those no index names');
 });

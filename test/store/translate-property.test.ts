@@ -1,6 +1,7 @@
 // The MongoDB translation means what SQLite means: random models, data and queries, run on the SQLite
 // store and, translated, through mingo (an independent implementation of MongoDB's query language)
-// over the documents the MongoDB store would hold. Same members, same order, same count.
+// over the documents the MongoDB store would hold (with the date parts its declared indexes name).
+// Same members, same order, same count.
 //
 // Where mingo is known to differ from a real MongoDB server, the generator stays out of the way
 // (a real server decides those cases; README "MongoDB" lists what only a server proves):
@@ -27,7 +28,7 @@ import { FIELD_TYPES } from '../../src/model/types.ts';
 import { toDocument, toMember, type MemberDocument } from '../../src/store/mongodb/documents.ts';
 import { translateFilters, translateQuery } from '../../src/store/mongodb/translate.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { makeModel } from '../fixtures/models.ts';
+import { indexDef, makeModel } from '../fixtures/models.ts';
 import { collect } from './conformance.ts';
 
 /** Data sets (models with members); each is queried QUERIES_PER_SET times. */
@@ -59,6 +60,8 @@ const valueOf = (field: string, type: FieldType) => (field === 'updated' ? fc.on
 
 interface DataSet {
   readonly fields: [string, DeclaredType][];
+  /** Declared indexes, each of one date part (`born__day`). */
+  readonly indexes: string[][];
   readonly members: { data: MemberData; updated: string }[];
   /** Ids (1-based) deleted after inserting, leaving gaps. */
   readonly deleted: number[];
@@ -119,8 +122,11 @@ const dataSetArb: fc.Arbitrary<DataSet> = fc
       });
       return d;
     });
+    // Some date parts declared in indexes: the MongoDB store then keeps them in each document and compares them there.
+    const parts = fields.filter(([, type]) => type === 'date' || type === 'date-time').flatMap(([name]) => [`${name}__month`, `${name}__day`]);
     return fc.record({
       fields: fc.constant(fields),
+      indexes: fc.subarray(parts).map((keys) => keys.map((k) => [k])),
       members: fc.array(fc.record({ data, updated: fc.constantFrom(...STAMPS) }), { maxLength: 20, size: 'max' }),
       deleted: fc.uniqueArray(fc.integer({ min: 1, max: 20 }), { maxLength: 4 }),
       queries: fc.array(queryArb(all), { minLength: QUERIES_PER_SET, maxLength: QUERIES_PER_SET }),
@@ -143,7 +149,7 @@ let selective = 0;
 let filtered = 0;
 
 async function check(ds: DataSet): Promise<void> {
-  const model = makeModel('m', Object.fromEntries(ds.fields));
+  const model = makeModel('m', Object.fromEntries(ds.fields), { indexes: ds.indexes.map((keys) => indexDef(...keys)) });
   const store = await openSqliteStore('sqlite::memory:', '');
   try {
     const inserted = await Promise.all(ds.members.map((m) => store.insert(model, m.data, m.updated)));

@@ -1,6 +1,6 @@
 // Members ↔ MongoDB documents: which document key holds each field, and values in their canonical forms.
 
-import type { FieldType, Member, MemberData, Model, Value } from '../../model/types.ts';
+import { INDEX_PARTS, type FieldType, type IndexPart, type Member, type MemberData, type Model, type Value } from '../../model/types.ts';
 
 /**
  * A stored member: `_id` is the member id, `updated` its stamp, then one key per present
@@ -42,12 +42,85 @@ function keysOf(model: Model): ReadonlyMap<string, string> {
   return map;
 }
 
+/** The document key of a part of the field whose document key is `key`: `born__day` (field names hold no `__`, so no field's key is one). */
+export function partKey(key: string, part: IndexPart): string {
+  return `${key}__${part}`;
+}
+
+/** Where a part starts in a date's canonical text (0-based code points): `YYYY-MM-DD…`. */
+export const PART_START: Record<IndexPart, number> = { month: 5, day: 8 };
+
+/**
+ * A part of a date field that documents store beside the field, so that an index can hold it
+ * (MongoDB indexes values, not parts of them): one the model's declared indexes name.
+ */
+export interface StoredPart {
+  readonly field: string;
+  readonly part: IndexPart;
+  /** Its document key (`partKey`). */
+  readonly key: string;
+}
+
+interface Parts {
+  readonly stored: readonly StoredPart[];
+  /** Keys of the parts a text field might hold from an earlier model and this one does not store. */
+  readonly cleared: readonly string[];
+}
+
+const parts = new WeakMap<Model, Parts>();
+
+function partsOf(model: Model): Parts {
+  let p = parts.get(model);
+  if (p === undefined) {
+    const stored = new Map<string, StoredPart>();
+    for (const index of model.indexes) {
+      for (const { field, part } of index.keys) {
+        if (part === undefined) continue;
+        const key = partKey(fieldKey(model, field), part);
+        stored.set(key, { field, part, key });
+      }
+    }
+    const cleared = model.declared
+      .filter((f) => BSON_TYPE[f.type] === 'string')
+      .flatMap((f) => INDEX_PARTS.map((part) => partKey(fieldKey(model, f.name), part)))
+      .filter((key) => !stored.has(key));
+    p = { stored: [...stored.values()], cleared };
+    parts.set(model, p);
+  }
+  return p;
+}
+
+/** The parts `model` stores in its documents. */
+export function storedParts(model: Model): readonly StoredPart[] {
+  return partsOf(model).stored;
+}
+
+/** The stored part of `field`, when `model` stores it. */
+export function storedPart(model: Model, field: string, part: IndexPart): StoredPart | undefined {
+  return partsOf(model).stored.find((p) => p.field === field && p.part === part);
+}
+
+/**
+ * The text of a part of a stored value: its 2 code points from the part's start, as the
+ * `$substrCP` of translate.ts reads them ('' past the end; a value that is no text has none).
+ */
+export function partText(v: unknown, part: IndexPart): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  const start = PART_START[part];
+  // The first start + 2 code points lie within twice as many UTF-16 units.
+  return [...v.slice(0, 2 * (start + 2))].slice(start, start + 2).join('');
+}
+
 /** The document of a member. */
 export function toDocument(model: Model, id: number, updated: string, data: MemberData): MemberDocument {
   const doc: MemberDocument = { _id: id, updated };
   for (const f of model.declared) {
     const v = data[f.name];
     if (v !== null && v !== undefined) doc[fieldKey(model, f.name)] = v;
+  }
+  for (const { field, part, key } of storedParts(model)) {
+    const text = partText(data[field], part);
+    if (text !== undefined) doc[key] = text;
   }
   return doc;
 }
@@ -65,6 +138,15 @@ export function replacement(model: Model, updated: string, data: MemberData): { 
     if (v !== null && v !== undefined) $set[fieldKey(model, f.name)] = v;
     else $unset[fieldKey(model, f.name)] = '';
   }
+  // Its parts with it; a part the model no longer stores is removed, so that none is left stale
+  // should an index name it again (a member written meanwhile would keep the old one).
+  const { stored, cleared } = partsOf(model);
+  for (const { field, part, key } of stored) {
+    const text = partText(data[field], part);
+    if (text !== undefined) $set[key] = text;
+    else $unset[key] = '';
+  }
+  for (const key of cleared) $unset[key] = '';
   return Object.keys($unset).length > 0 ? { $set, $unset } : { $set };
 }
 

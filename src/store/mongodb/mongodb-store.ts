@@ -1,10 +1,10 @@
 // The MongoDB store (README "MongoDB"): one database per app, one collection per model, on the official driver.
 
 import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb';
-import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
+import { INDEX_PARTS, type Filter, type Member, type MemberData, type Model, type Query } from '../../model/types.ts';
 import { DEFAULT_STORE_TIME_MS, jsonTexts, modelSignature, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { acquireClient, clientOptions, databaseName, redact } from './connection.ts';
-import { fieldKey, otherTypes, replacement, retyped, toDocument, toMember, writtenMember } from './documents.ts';
+import { fieldKey, otherTypes, partKey, partText, replacement, retyped, storedParts, toDocument, toMember, writtenMember } from './documents.ts';
 import { ignoreMissingIndex, isDuplicateKey, readError, storeError } from './errors.ts';
 import { acquireMemoryServer } from './memory.ts';
 import { translateFilters, translateQuery } from './translate.ts';
@@ -15,8 +15,8 @@ import { translateFilters, translateQuery } from './translate.ts';
  */
 export const COUNTERS = 'svc.counters';
 
-/** Documents rewritten per bulk write when a field's type changed (#retype). */
-const RETYPE_BATCH = 1000;
+/** Documents rewritten per bulk write (#retype, #fillParts). */
+const REWRITE_BATCH = 1000;
 
 /** A member's document as the driver types it (the shape is documents.ts's MemberDocument). */
 type Stored = { _id: number } & Document;
@@ -201,9 +201,12 @@ class MongoStore implements Store {
     return (await c.findOne({ _id: { $eq: id } }, { projection: { _id: 1 } })) ? 'conflict' : 'not-found';
   }
 
-  /** Drops the compound indexes of `c` that its model no longer declares (`declared`). */
-  async #dropUndeclared(c: Collection<Stored>, declared: readonly { name: string }[]): Promise<void> {
-    const names = new Set(declared.map((d) => d.name));
+  /**
+   * Drops the compound indexes of `c` that its model no longer declares (`declared`), or declares
+   * on other keys (an index made before its parts were stored had them left out).
+   */
+  async #dropUndeclared(c: Collection<Stored>, declared: readonly { name: string; key: Record<string, 1> }[]): Promise<void> {
+    const keys = new Map(declared.map((d) => [d.name, JSON.stringify(d.key)]));
     const existing = await c
       .listIndexes()
       .toArray()
@@ -213,7 +216,7 @@ class MongoStore implements Store {
       });
     for (const index of existing) {
       const name = String(index.name);
-      if (name.startsWith(COMPOUND_INDEX_PREFIX) && !names.has(name)) await c.dropIndex(name).catch(ignoreMissingIndex);
+      if (name.startsWith(COMPOUND_INDEX_PREFIX) && keys.get(name) !== JSON.stringify(index.key)) await c.dropIndex(name).catch(ignoreMissingIndex);
     }
   }
 
@@ -228,18 +231,29 @@ class MongoStore implements Store {
   async #retype(model: Model, c: Collection<Stored>): Promise<void> {
     for (const f of model.declared) {
       const key = fieldKey(model, f.name);
-      let batch: AnyBulkWriteOperation<Stored>[] = [];
-      const flush = async () => {
-        if (batch.length > 0) await c.bulkWrite(batch, { ordered: false });
-        batch = [];
-      };
-      for await (const doc of c.find({ [key]: { $type: otherTypes(f.type) } }, { projection: { [key]: 1 } })) {
+      // Its stored parts go with the old value (#fillParts makes those the model stores again).
+      const parts = Object.fromEntries(INDEX_PARTS.map((part) => [partKey(key, part), ''] as const));
+      await rewrite(c, c.find({ [key]: { $type: otherTypes(f.type) } }, { projection: { [key]: 1 } }), (doc) => {
         const value = retyped(f.type, doc[key]);
         const filter = { _id: { $eq: doc._id }, [key]: { $eq: doc[key] } };
-        batch.push({ updateOne: { filter, update: value === undefined ? { $unset: { [key]: '' } } : { $set: { [key]: value } } } });
-        if (batch.length >= RETYPE_BATCH) await flush();
-      }
-      await flush();
+        return { updateOne: { filter, update: value === undefined ? { $unset: { ...parts, [key]: '' } } : { $set: { [key]: value }, $unset: parts } } };
+      });
+    }
+  }
+
+  /**
+   * Stores the parts the model's indexes name in the documents that lack them (written before the
+   * index was declared, or by a process on an older model file): from the field's text, each write
+   * conditional on the field's value. A part that leads an index is looked for in it; otherwise
+   * every member is read, once per process and model shape.
+   */
+  async #fillParts(model: Model, c: Collection<Stored>): Promise<void> {
+    for (const { field, part, key } of storedParts(model)) {
+      const source = fieldKey(model, field);
+      await rewrite(c, c.find({ [key]: { $exists: false }, [source]: { $type: 'string' } }, { projection: { [source]: 1 } }), (doc) => {
+        const filter = { _id: { $eq: doc._id }, [source]: { $eq: doc[source] }, [key]: { $exists: false } };
+        return { updateOne: { filter, update: { $set: { [key]: partText(doc[source], part)! } } } };
+      });
     }
   }
 
@@ -282,6 +296,7 @@ class MongoStore implements Store {
           .then(() => Promise.all(unindexed.map((k) => c.dropIndex(`${k}_1__id_1`).catch(ignoreMissingIndex))))
           .then(() => c.createIndexes([...keys.map((k) => ({ key: { [k]: 1, _id: 1 } })), ...compound]))
           .then(() => this.#retype(model, c))
+          .then(() => this.#fillParts(model, c))
           .then(
           () => c,
           (e: unknown) => {
@@ -302,23 +317,36 @@ class MongoStore implements Store {
 export const COMPOUND_INDEX_PREFIX = 'svc+';
 
 /**
- * The compound indexes `model` declares, as createIndexes specs: its keys' document keys in order,
- * then `_id`, named `svc+<keys as declared>`. A month or day key is left out: MongoDB indexes
- * values, not parts of them, and a part's condition (an expression) reads no index.
+ * The compound indexes `model` declares, as createIndexes specs: its keys' document keys in order
+ * (a month or day key is the part the documents store, documents.ts `StoredPart`), then `_id`,
+ * named `svc+<keys as declared>`.
  */
 export function compoundIndexes(model: Model): { name: string; key: Record<string, 1> }[] {
-  // MongoDB refuses a second index on the same keys: one that comes out as a field's own index
-  // (`{name: 1, _id: 1}` from `born__day, name`) or as an earlier one is left to that index.
+  // MongoDB refuses a second index on the same keys: one that would come out as a field's own
+  // index or as an earlier one (load.ts refuses both in a model file) is left to that index.
   const taken = new Set(model.declared.filter((f) => f.index !== false).map((f) => JSON.stringify([fieldKey(model, f.name)])));
   const specs: { name: string; key: Record<string, 1> }[] = [];
   for (const index of model.indexes) {
-    const fields = [...new Set(index.keys.filter((k) => k.part === undefined).map((k) => fieldKey(model, k.field)))];
+    const fields = [...new Set(index.keys.map(({ field, part }) => (part === undefined ? fieldKey(model, field) : partKey(fieldKey(model, field), part))))];
     const signature = JSON.stringify(fields);
     if (fields.length === 0 || taken.has(signature)) continue;
     taken.add(signature);
     specs.push({ name: COMPOUND_INDEX_PREFIX + index.name, key: Object.fromEntries([...fields.map((f) => [f, 1] as const), ['_id', 1] as const]) });
   }
   return specs;
+}
+
+/** Applies `update` to each document of `docs`, REWRITE_BATCH at a time in unordered bulk writes. */
+async function rewrite(c: Collection<Stored>, docs: AsyncIterable<Stored>, update: (doc: Stored) => AnyBulkWriteOperation<Stored>): Promise<void> {
+  let batch: AnyBulkWriteOperation<Stored>[] = [];
+  for await (const doc of docs) {
+    batch.push(update(doc));
+    if (batch.length >= REWRITE_BATCH) {
+      await c.bulkWrite(batch, { ordered: false });
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await c.bulkWrite(batch, { ordered: false });
 }
 
 /** The `maxTimeMS` of a read: whole milliseconds, at least 1 (0 would mean no limit). */

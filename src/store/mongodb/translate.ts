@@ -5,10 +5,10 @@
 // an operand position as a literal (`$eq`, `$in`, a range bound, `$literal`), or escaped inside a
 // `$regex`. The contract these implement is in ../store.ts.
 
-import type { Condition, Filter, Model, Query, Value } from '../../model/types.ts';
+import type { Condition, Filter, IndexPart, Model, Query, Value } from '../../model/types.ts';
 import { CONDITIONS_BY_TYPE } from '../../model/query.ts';
 import { datePartText, oneValue, orderTerms, pageOf, yearRange } from '../store.ts';
-import { fieldKey } from './documents.ts';
+import { fieldKey, PART_START, storedPart } from './documents.ts';
 
 /** A MongoDB query document (only plain objects, arrays and literal values). */
 export type MongoFilter = { [key: string]: unknown };
@@ -68,14 +68,15 @@ const compare = (op: '$gt' | '$gte' | '$lt' | '$lte'): Translate => (key, value)
 };
 
 /**
- * The 2-digit month or day of a canonical date string, from code point `start` (0-based). A
- * value that is not a string (a field whose type changed) has no such part.
+ * The 2-digit month or day of a canonical date string, from the part's first code point (as
+ * documents.ts `partText` stores it when the model stores the part). A value that is not a
+ * string (a field whose type changed) has no such part.
  */
-const datePart = (start: number): Translate => (key, value) => {
-  const part = datePartText(value);
-  if (part === undefined) return MATCH_NOTHING;
-  const text = { $cond: [{ $eq: [{ $type: `$${key}` }, 'string'] }, `$${key}`, ''] };
-  return { $expr: { $eq: [{ $substrCP: [text, start, 2] }, { $literal: part }] } };
+const datePart = (part: IndexPart): Translate => (key, value) => {
+  const text = datePartText(value);
+  if (text === undefined) return MATCH_NOTHING;
+  const field = { $cond: [{ $eq: [{ $type: `$${key}` }, 'string'] }, `$${key}`, ''] };
+  return { $expr: { $eq: [{ $substrCP: [field, PART_START[part], 2] }, { $literal: text }] } };
 };
 
 /** How each condition reads as a MongoDB query on document key `key`. */
@@ -108,8 +109,8 @@ const CONDITION_MONGO: Record<Condition, Translate> = {
     const range = yearRange(value);
     return range === undefined ? MATCH_NOTHING : { [key]: { $gte: range[0], $lt: range[1] } };
   },
-  month: datePart(5),
-  day: datePart(8),
+  month: datePart('month'),
+  day: datePart('day'),
 };
 
 /** The query document of `filters`, all applying together; `{}` when there are none. */
@@ -119,6 +120,12 @@ export function translateFilters(model: Model, filters: readonly Filter[]): Mong
     if (!field) throw new Error(`model ${model.name} has no field ${JSON.stringify(f.field)}`);
     if (!CONDITIONS_BY_TYPE[field.type].includes(f.condition)) {
       throw new Error(`condition ${f.condition} does not apply to ${field.type} field ${f.field}`);
+    }
+    // A part the documents store (the model's indexes name it) is compared as stored, in an index.
+    const stored = f.condition === 'month' || f.condition === 'day' ? storedPart(model, f.field, f.condition) : undefined;
+    if (stored) {
+      const text = datePartText(f.value);
+      return text === undefined ? MATCH_NOTHING : { [stored.key]: { $eq: text } };
     }
     return CONDITION_MONGO[f.condition](fieldKey(model, f.field), f.value);
   });
