@@ -4,8 +4,8 @@ import { INDEX_PARTS, type FieldType, type IndexPart, type Member, type MemberDa
 
 /**
  * A stored member: `_id` is the member id, `updated` its stamp, then one key per present
- * declared field (absent fields have no key, never null). Dates stay canonical strings, so they
- * order and compare exactly as in SQLite.
+ * declared field (absent fields have no key, never null), and the date parts the model's indexes
+ * name (`StoredPart`). Dates stay canonical strings, so they order and compare exactly as in SQLite.
  */
 export type MemberDocument = { _id: number; updated: string; [key: string]: Value };
 
@@ -42,7 +42,10 @@ function keysOf(model: Model): ReadonlyMap<string, string> {
   return map;
 }
 
-/** The document key of a part of the field whose document key is `key`: `born__day` (field names hold no `__`, so no field's key is one). */
+/**
+ * The document key of a part of the field whose document key is `key`: `born__day`. Field names
+ * hold no `__` (src/model/load.ts), so no field's key holds one past its first character.
+ */
 export function partKey(key: string, part: IndexPart): string {
   return `${key}__${part}`;
 }
