@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { Logger, logSink, type LogSink } from './exchange/log.ts';
 import type { RuntimeFactory } from './exchange/runtime.ts';
+import { onTrimmed } from './malloc-trim.ts';
 import { guardMemory } from './sandbox/memory-guard.ts';
 import { endProcess, sandboxRuntime } from './sandbox/runtime.ts';
 import { Metrics } from './server/metrics.ts';
@@ -34,6 +35,8 @@ export interface Wiring {
 
 export async function start(config: Config, wiring: Wiring = {}): Promise<Running> {
   const log = new Logger(wiring.log ?? logSink(config.logFormat, config.logLevel));
+  const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+  onTrimmed((t) => log.debug(`memory: malloc_trim after releases: resident ${mib(t.rssBefore)} → ${mib(t.rssAfter)} MiB (${t.ms.toFixed(1)} ms)`));
   const apps = new Apps(config, wiring.runtime ?? sandboxRuntime, log);
   await apps.start();
   const guard = config.maxRssMiB > 0 ? guardMemory({ maxRssMiB: config.maxRssMiB, log, endProcess: wiring.endProcess ?? endProcess }) : undefined;

@@ -20,6 +20,7 @@ import type { Call } from './guest.ts';
 import type { Artifact } from './compile.ts';
 import type { Limits } from '../exchange/limits.ts';
 import { Watchdog } from './watchdog.ts';
+import { freedMemory } from '../malloc-trim.ts';
 
 export type Fault = 'cpu' | 'wall' | 'request' | 'memory' | 'process-memory' | 'closed' | 'catastrophic';
 
@@ -256,6 +257,7 @@ export class Slot {
       } catch {
         // already going away
       }
+      freedMemory();
     }
   }
 }

@@ -10,6 +10,7 @@ import { Logger } from '../exchange/log.ts';
 import type { RuntimeFactory } from '../exchange/runtime.ts';
 import { SvcError } from '../errors.ts';
 import { statNow } from '../model/file-stat.ts';
+import { freedMemory } from '../malloc-trim.ts';
 import { isVolatile, openStore } from '../store/open.ts';
 import { storeUnavailable, type Store } from '../store/store.ts';
 import { App } from './app.ts';
@@ -184,6 +185,7 @@ export class Apps extends EventEmitter<AppsEvents> {
         } else {
           await app.close();
         }
+        freedMemory();
         this.emit('released', app, reason);
       },
       () => {}, // it never opened: nothing to close

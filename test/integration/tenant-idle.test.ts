@@ -90,6 +90,33 @@ t.test('an idle tenant releases its isolates and store, and its next request reo
   t.match((await call(s, 'acme', 'POST', { text: 'next' })).headers.location, /\/resources\/notes\/2$/, 'ids carry on');
 });
 
+t.test('once a tenant is released, the C heap is trimmed and the trim is logged (glibc)', async (t) => {
+  if (typeof (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime !== 'string') {
+    console.log('skipped: the C heap trim after a release (this C library is not glibc)');
+    return;
+  }
+  const trims: string[] = [];
+  let trimmed: () => void = () => {};
+  const logged = new Promise<void>((resolve) => (trimmed = resolve));
+  const s = await startServer({
+    tenantsDir: tenants.dir,
+    store: `sqlite:${join(data, 'svc.sqlite')}`,
+    tenantIdleMs: IDLE_MS,
+    log: ({ msg }) => {
+      if (!msg.startsWith('memory: malloc_trim')) return;
+      trims.push(msg);
+      trimmed();
+    },
+  });
+  t.teardown(() => s.close());
+  const idle = released(s);
+  t.equal((await call(s, 'globex', 'GET')).headers['x-handled'], 'yes', 'the handler ran in an isolate');
+  await idle;
+  // Due a second after the release (or 5 s after an earlier trim of this process): bounded far beyond.
+  await Promise.race([logged, new Promise((_, reject) => setTimeout(() => reject(new Error('no trim logged')), 20_000).unref())]);
+  t.match(trims[0], /^memory: malloc_trim after releases: resident [\d.]+ → [\d.]+ MiB \([\d.]+ ms\)$/);
+});
+
 /** A POST to tenant `name` whose body is sent only when `finish()` is called: it holds the tenant meanwhile. */
 async function slowPost(s: TestServer, name: string): Promise<{ finish(): Promise<number> }> {
   const body = JSON.stringify({ text: 'slow' });
