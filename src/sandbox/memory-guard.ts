@@ -9,12 +9,14 @@
 //      allocate): those requests are 503 `handler-memory-limit`; and every idle isolate of every
 //      app is disposed too (no request is affected; an app gets a new one on its next request),
 //      so that a process over the bound because it serves many apps at once sheds what it can;
+//      The C heap is trimmed at once (malloc-trim.ts): freed memory the C library kept counts too.
 //   2. if the process is still over the bound GRACE_MS later (a thread that does not stop, memory
 //      the host holds), the process ends gracefully (`endProcess`: SIGTERM to itself, in-flight
 //      requests finish) and its supervisor starts another: the primary of `--workers`, or the
 //      container's restart policy.
 
 import type { Logger } from '../exchange/log.ts';
+import { trimNow } from '../malloc-trim.ts';
 import { busySlots, shedIdleIsolates } from './isolate-pool.ts';
 
 /** How often resident memory is read, in milliseconds (a read costs microseconds). */
@@ -58,7 +60,11 @@ export function guardMemory(opts: MemoryGuardOptions): MemoryGuard {
     }
     const shed = shedIdleIsolates();
     if (shed > 0) opts.log.warn(`memory: the process holds ${mib} MiB, over --max-rss ${opts.maxRssMiB} MiB: disposed ${shed} idle isolates`);
-    overSince ??= performance.now();
+    if (overSince === undefined) {
+      overSince = performance.now();
+      // Part of what the process holds may be free memory the C library kept (malloc-trim.ts).
+      void trimNow();
+    }
     if (!ended && performance.now() - overSince >= graceMs) {
       ended = true;
       opts.log.error(`FATAL: memory: the process still holds ${mib} MiB, over --max-rss ${opts.maxRssMiB} MiB, ${graceMs} ms after stopping its handlers; ending it so that it is restarted`);
