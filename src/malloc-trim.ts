@@ -35,17 +35,11 @@ let timer: ReturnType<typeof setTimeout> | undefined;
 let lastTrim = -Infinity;
 let listener: ((t: Trimmed) => void) | undefined;
 
-/** Whether the process's C library is glibc (the only one with malloc_trim). */
-function glibc(): boolean {
-  if (process.platform !== 'linux') return false;
-  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
-  return typeof header?.glibcVersionRuntime === 'string';
-}
-
+/** malloc_trim from glibc's libc.so.6; null where there is none (no such library, or no such function in it). */
 async function load(): Promise<TrimFn | null> {
   if (trimFn !== undefined) return trimFn;
   try {
-    if (!glibc()) return (trimFn = null);
+    if (process.platform !== 'linux') return (trimFn = null);
     const { default: koffi } = await import('koffi');
     trimFn = koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as unknown as TrimFn;
   } catch {
