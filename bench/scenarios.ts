@@ -123,6 +123,9 @@ export function employeesApp(handler = 'svc.delegate();\n'): AppSource {
 export const SERVERS: Readonly<Record<string, ServerSpec>> = {
   // Raw node:http answering every request with a fixed 20-member JSON array.
   ceiling: { kind: 'script', file: 'bench/ceiling.ts' },
+  // The ceiling spending 20 or 40 µs of CPU per request before it answers: calibration rows.
+  'ceiling-20us': { kind: 'script', file: 'bench/ceiling.ts', args: ['20'] },
+  'ceiling-40us': { kind: 'script', file: 'bench/ceiling.ts', args: ['40'] },
   svc: { kind: 'svc', app: EXAMPLE_APP, members: 10_000 },
   // Creates go to their own copy, so the read rows see 10,000 members throughout.
   'svc-writes': { kind: 'svc', app: EXAMPLE_APP, members: 10_000 },
@@ -231,6 +234,11 @@ function createRow(name: string, server: string, target?: Target): Scenario {
 
 export const SCENARIOS: readonly Scenario[] = [
   { name: 'ceiling', server: 'ceiling', group: 'ceiling', method: 'GET', path: '/' },
+  // Calibration, no target: the ratio a server reaches that does nothing but 20 or 40 µs of work
+  // per request more than the ceiling. Its load generator then idles more, and waking it costs
+  // the server kernel time too (8.5 µs of system time per request at +0, 13.5 at +40, 21 at +70).
+  { name: 'ceiling + 20 µs of CPU per request (calibration)', server: 'ceiling-20us', group: 'ceiling', method: 'GET', path: '/' },
+  { name: 'ceiling + 40 µs of CPU per request (calibration)', server: 'ceiling-40us', group: 'ceiling', method: 'GET', path: '/' },
   { name: 'retrieve by id', server: 'svc', group: 'ceiling', method: 'GET', path: randomIds(10_000), target: { minRatio: 0.5 } },
   { name: 'first page of 20 (of 10,000)', server: 'svc', group: 'ceiling', method: 'GET', path: PAGE, target: { minRatio: 0.35 } },
   { name: 'first page of 20, order_by=name', server: 'svc', group: 'ceiling', method: 'GET', path: BY_NAME, target: { minRatio: 0.35 } },
