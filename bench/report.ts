@@ -206,7 +206,7 @@ export function markdown(info: RunInfo, groups: Readonly<Record<string, Group>>,
     '',
     `Command: \`npm run bench\` — ${info.date.toISOString()}, node ${process.version}, ${cpuModel()}.`,
     `${info.connections} connections (closed loop, no pipelining), ${info.seconds} s per scenario per round, ` +
-      `${info.rounds} rounds after a ${info.warmup} s warm-up; whole run ${info.elapsedSeconds.toFixed(0)} s.`,
+      `${info.rounds} rounds after a ${info.warmup} s warm-up (again before a run whose server sat idle for over 10 s); whole run ${info.elapsedSeconds.toFixed(0)} s.`,
     '',
     'Every server runs in its own process on 127.0.0.1, the load generator in the bench process, all on the same machine.',
     'The load generator (bench/connection.ts) writes each request as one buffer and reads only the status, the body\'s length',
