@@ -9,7 +9,8 @@
 //      allocate): those requests are 503 `handler-memory-limit`; and every idle isolate of every
 //      app is disposed too (no request is affected; an app gets a new one on its next request),
 //      so that a process over the bound because it serves many apps at once sheds what it can;
-//      The C heap is trimmed at once (malloc-trim.ts): freed memory the C library kept counts too.
+//      and the C heap is trimmed at once (malloc-trim.ts), since free memory the C library kept
+//      counts in the resident size too;
 //   2. if the process is still over the bound GRACE_MS later (a thread that does not stop, memory
 //      the host holds), the process ends gracefully (`endProcess`: SIGTERM to itself, in-flight
 //      requests finish) and its supervisor starts another: the primary of `--workers`, or the
