@@ -160,11 +160,13 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     statements.get('INSERT INTO svc_fields (collection, field, col) VALUES (?, ?, ?)').run(key, field.name, col);
   }
   // A boolean is stored as 0 or 1: a number left from a numeric type is rewritten as its truth
-  // value (the ranges read the field's index, when it has one).
+  // value (the ranges read the field's index, when it has one). The row's JSON text no longer
+  // holds what its columns do: its shape is cleared, or the text would be read again once that
+  // shape is current again (integer 5 → boolean true → integer: 5 by id, 1 to a filter).
   for (const field of model.declared) {
     if (field.type !== 'boolean') continue;
     const col = quoteIdent(columnOf.get(field.name)!);
-    db.exec(`UPDATE ${t} SET ${col} = (${col} != 0) WHERE ${col} < 0 OR (${col} > 0 AND ${col} < 1) OR ${col} > 1`);
+    db.exec(`UPDATE ${t} SET ${col} = (${col} != 0), ${quoteIdent(SHAPE_COLUMN)} = NULL WHERE ${col} < 0 OR (${col} > 0 AND ${col} < 1) OR ${col} > 1`);
   }
   for (const field of model.declared) {
     const col = columnOf.get(field.name)!;
@@ -238,15 +240,24 @@ const CONVERT_BATCH = 1000;
  * Fills column `to` of table `t` with each member's value of `field` in its new type, as a read
  * gave it before: from the stored JSON text when the member was written under the current shape
  * (`shapeId`), else converted from column `from` as toMember converts it. A value that is no
- * number in the new type (NaN from "abc") is left absent.
+ * number in the new type (NaN from "abc") is left absent, and so is one past the integers a
+ * write accepts (node:sqlite refuses to read such an INTEGER: "1e18" would make the member
+ * unreadable).
+ *
+ * A member converted from its column gets no shape: its JSON text holds the value of an older
+ * type, and a shape id comes back when the fields do (integer → text → boolean → integer), when
+ * the text would be read again in place of the converted columns.
  */
 function convert(statements: Statements, t: string, from: string, to: string, field: FieldDef, shapeId: number): void {
   const read = `SELECT "id", ${textExpr(from)}, ${quoteIdent(TEXT_COLUMN)}, ${quoteIdent(SHAPE_COLUMN)} FROM ${t} WHERE "id" > ? AND ${from} IS NOT NULL ORDER BY "id" LIMIT ${CONVERT_BATCH}`;
   const write = statements.get(`UPDATE ${t} SET ${to} = ? WHERE "id" = ?`);
+  const writeUnshaped = statements.get(`UPDATE ${t} SET ${to} = ?, ${quoteIdent(SHAPE_COLUMN)} = NULL WHERE "id" = ?`);
   for (let last = 0, rows = statements.rows(read, [last]); rows.length > 0; rows = statements.rows(read, [last])) {
     for (const [id, v, text, shape] of rows) {
-      const value = shape === shapeId && typeof text === 'string' ? (JSON.parse(text) as MemberData)[field.name] : fromSql(field.type, v!);
-      write.run(typeof value === 'number' && !Number.isFinite(value) ? null : toSql(value ?? null), id!);
+      const current = shape === shapeId && typeof text === 'string';
+      const value = current ? (JSON.parse(text) as MemberData)[field.name] : fromSql(field.type, v!);
+      const absent = typeof value === 'number' && (!Number.isFinite(value) || (field.type === 'integer' && Math.abs(value) > Number.MAX_SAFE_INTEGER));
+      (current ? write : writeUnshaped).run(absent ? null : toSql(value ?? null), id!);
       last = id as number;
     }
   }

@@ -1,0 +1,185 @@
+// Attack on the SQLite type-change migration (src/store/sqlite/schema.ts, `migrate` and `convert`):
+// a field whose type changes between numbers, text and booleans, and back, must read the same by
+// id, in a list and through every filter and order, across reopens, a second store on the same
+// file and a migration that fails half way; no stored value may be lost or made inconsistent.
+
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import t, { type Test } from 'tap';
+import type { Member, Model, Value } from '../../src/model/types.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { indexDef, makeModel } from '../fixtures/models.ts';
+import { collect, filter, ids, order, query } from './conformance.ts';
+
+const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
+
+/**
+ * Every member reads the same by id as in a list; for each value of `field`, an exact filter on
+ * it finds exactly the members that read it, isnull agrees with absence, and the filtered totals
+ * agree with the lists.
+ */
+async function agrees(t: Test, store: Store, model: Model, field: string, label: string): Promise<Member[]> {
+  const listed = await collect(store.list(model, query({})));
+  const byId = await Promise.all(listed.map((m) => store.get(model, m.id)));
+  t.same(byId, listed, `${label}: by id as in a list`);
+  const absent = listed.filter((m) => m[field] === undefined).map((m) => m.id);
+  t.same(await ids(store, model, { filters: [filter(field, 'isnull', true)] }), absent, `${label}: isnull finds the absent ones`);
+  t.equal(await store.count(model, [filter(field, 'isnull', true)]), absent.length, `${label}: isnull count`);
+  const values = new Map<string, number[]>();
+  for (const m of listed) {
+    const v = m[field];
+    if (v === undefined || v === null || (typeof v === 'number' && !Number.isFinite(v))) continue;
+    const key = JSON.stringify(v);
+    values.set(key, [...(values.get(key) ?? []), m.id]);
+  }
+  for (const [key, expected] of values) {
+    const v = JSON.parse(key) as Value;
+    t.same(await ids(store, model, { filters: [filter(field, 'exact', v)] }), expected, `${label}: ${field}=${key} finds the members that read it`);
+    t.equal(await store.count(model, [filter(field, 'exact', v)]), expected.length, `${label}: ${field}=${key} count`);
+  }
+  // An order by the field lists the same members.
+  const ordered = await collect(store.list(model, query({ order: order(field) })));
+  t.same(ordered.map((m) => m.id).sort((x, y) => x - y), listed.map((m) => m.id), `${label}: ordered, the same members`);
+  return listed;
+}
+
+async function fileStore(t: Test, name = 'x.sqlite'): Promise<{ store: Store; path: string }> {
+  const path = join(t.testdir(), name);
+  const store = await openSqliteStore(`sqlite:${path}`, '');
+  t.teardown(() => store.close());
+  return { store, path };
+}
+
+t.test('string → integer → string: text that is no integer (absent as an integer) reads and filters alike', async (t) => {
+  const { store } = await fileStore(t);
+  const s = (): Model => makeModel('m', { v: 'string' });
+  for (const v of ['abc', '0123', ' 12', '1e5', '-0', '9007199254740993', '1e18', '', 'NaN', 'é\u{1F600}']) await store.insert(s(), { v }, stamp(1));
+  await store.insert(s(), {}, stamp(2));
+  const i = (): Model => makeModel('m', { v: 'integer' });
+  // Past 2^53 (2^53 + 1 read as a number, 1e18) is no integer a write accepts, and an INTEGER past
+  // it cannot be read by node:sqlite: absent, not a collection that every list fails on.
+  const asIntegers = await agrees(t, store, i(), 'v', 'as integers');
+  t.same(asIntegers.map((m) => m.v ?? null), [null, 123, 12, 100000, 0, null, null, 0, null, null, null]);
+  const back = await agrees(t, store, s(), 'v', 'as strings again');
+  // What they read is the integer era's: the text of the first era is not half back.
+  t.same(back.map((m) => m.v ?? null), [null, '123', '12', '100000', '0', null, null, '0', null, null, null]);
+});
+
+t.test('integer → boolean → integer: a number made a boolean reads and filters alike', async (t) => {
+  const { store } = await fileStore(t);
+  const i = (): Model => makeModel('m', { v: 'integer' });
+  for (const v of [5, 0, 1, -3]) await store.insert(i(), { v }, stamp(1));
+  const b = (): Model => makeModel('m', { v: 'boolean' });
+  await agrees(t, store, b(), 'v', 'as booleans');
+  const back = await agrees(t, store, i(), 'v', 'as integers again');
+  t.same(back.map((m) => m.v), [1, 0, 1, 1], 'the boolean era\'s truth values');
+});
+
+t.test('float → boolean → float and integer → string → boolean → integer', async (t) => {
+  const { store } = await fileStore(t);
+  const f = (): Model => makeModel('m', { v: 'float' });
+  for (const v of [0.5, 2.25, 0]) await store.insert(f(), { v }, stamp(1));
+  await agrees(t, store, makeModel('m', { v: 'boolean' }), 'v', 'float as booleans');
+  await agrees(t, store, f(), 'v', 'floats again');
+
+  const { store: other } = await fileStore(t, 'y.sqlite');
+  const i = (): Model => makeModel('n', { v: 'integer' });
+  for (const v of [5, 0, 7]) await other.insert(i(), { v }, stamp(1));
+  await agrees(t, other, makeModel('n', { v: 'string' }), 'v', 'as strings');
+  await agrees(t, other, makeModel('n', { v: 'boolean' }), 'v', 'as booleans');
+  await agrees(t, other, i(), 'v', 'as integers again');
+});
+
+t.test('a type change of one field leaves the others of the same members alone (older shapes, two earlier shapes)', async (t) => {
+  const { store } = await fileStore(t);
+  const one = (): Model => makeModel('m', { a: 'string' });
+  await store.insert(one(), { a: 'first' }, stamp(1));
+  const two = (): Model => makeModel('m', { a: 'string', v: 'integer' });
+  await store.insert(two(), { a: 'second', v: 12 }, stamp(2));
+  const three = (): Model => makeModel('m', { a: 'string', v: 'integer', w: 'boolean' });
+  await store.insert(three(), { a: 'third', v: 7, w: true }, stamp(3));
+  const changed = (): Model => makeModel('m', { a: 'string', v: 'string', w: 'integer' });
+  const listed = await agrees(t, store, changed(), 'v', 'v as text');
+  await agrees(t, store, changed(), 'w', 'w as integer');
+  t.same(listed.map((m) => [m.a, m.v ?? null, m.w ?? null]), [['first', null, null], ['second', '12', null], ['third', '7', 1]]);
+  t.same(await ids(store, changed(), { filters: [filter('v', 'startswith', '1')] }), [2]);
+  t.same(await ids(store, changed(), { filters: [filter('v', 'in', ['7', '12'])] }), [2, 3]);
+  t.same(await ids(store, changed(), { filters: [filter('v', 'gt', '5')] }), [3], 'compared as text: "12" < "5"');
+  t.same(await ids(store, changed(), { order: order('-v') }), [3, 2, 1]);
+});
+
+t.test('a date in a compound index with its day: to integer and back', async (t) => {
+  const { store, path } = await fileStore(t);
+  const date = (): Model => makeModel('p', { born: 'date', name: 'string' }, { indexes: [indexDef('born__day', 'name')] });
+  await store.insert(date(), { born: '2020-01-05', name: 'a' }, stamp(1));
+  await store.insert(date(), { born: '1999-12-05', name: 'b' }, stamp(2));
+  await store.insert(date(), { name: 'c' }, stamp(3));
+  const asInt = (): Model => makeModel('p', { born: 'integer', name: 'string' });
+  await agrees(t, store, asInt(), 'born', 'as integers');
+  await store.insert(asInt(), { born: 20200105, name: 'd' }, stamp(4));
+  const back = await agrees(t, store, date(), 'born', 'as dates again');
+  // A date is no number (absent as an integer) and stays absent; the integer reads as its text.
+  t.same(back.map((m) => m.born ?? null), [null, null, null, '20200105']);
+  t.same(await ids(store, date(), { filters: [filter('born', 'day', 5)] }), back.filter((m) => typeof m.born === 'string' && m.born.endsWith('-05')).map((m) => m.id), 'day agrees with the reads');
+  const db = new DatabaseSync(path, { readOnly: true });
+  t.teardown(() => db.close());
+  t.same(db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'p/+%'").all().map((r) => r.name), ['p/+born__day,name'], 'one compound index, on the current column (its name free again)');
+});
+
+t.test('reopening after a change converts nothing again and loses nothing', async (t) => {
+  const { store, path } = await fileStore(t);
+  const i = (): Model => makeModel('m', { v: 'integer' });
+  for (const v of [1, 22, 333]) await store.insert(i(), { v }, stamp(v));
+  const s = (): Model => makeModel('m', { v: 'string' });
+  await store.insert(s(), { v: '0123' }, stamp(4));
+  const before = await agrees(t, store, s(), 'v', 'before reopening');
+  await store.close();
+  for (let n = 0; n < 2; n++) {
+    const again = await openSqliteStore(`sqlite:${path}`, '');
+    t.same(await agrees(t, again, s(), 'v', `reopened ${n}`), before);
+    await again.close();
+  }
+});
+
+t.test('two stores on one file: one changes the type, the other still writes under the old model', async (t) => {
+  const { store: a, path } = await fileStore(t);
+  const b = await openSqliteStore(`sqlite:${path}`, '');
+  t.teardown(() => b.close());
+  const i = (): Model => makeModel('m', { v: 'integer' });
+  await a.insert(i(), { v: 1 }, stamp(1));
+  await b.insert(i(), { v: 2 }, stamp(2));
+  const s = (): Model => makeModel('m', { v: 'string' });
+  await a.insert(s(), { v: 'x' }, stamp(3));
+  // b's old model names a column that is gone: its write fails rather than landing nowhere.
+  await t.rejects(b.insert(i(), { v: 3 }, stamp(4)), 'a write under the old model fails');
+  await b.insert(s(), { v: '03' }, stamp(5));
+  t.same(await agrees(t, a, s(), 'v', 'first store'), await agrees(t, b, s(), 'v', 'second store'));
+  t.same((await collect(a.list(s(), query({})))).map((m) => m.v), ['1', '2', 'x', '03']);
+});
+
+t.test('a migration that fails half way leaves the old column, its data and the store usable', async (t) => {
+  const { store, path } = await fileStore(t);
+  const i = (): Model => makeModel('m', { v: 'integer' });
+  for (let n = 0; n < 2500; n++) await store.insert(i(), { v: n }, stamp(n));
+  await store.close();
+  // The conversion's UPDATE of a row past the first batch fails.
+  const db = new DatabaseSync(path);
+  db.exec(`CREATE TRIGGER "boom" BEFORE UPDATE ON "m" WHEN NEW."id" = 2222 BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+  const schema = () => db.prepare("SELECT name, type FROM pragma_table_info('m')").all().map((r) => `${r.name} ${r.type}`);
+  const fields = () => db.prepare('SELECT field, col FROM svc_fields').all();
+  const columnsBefore = schema();
+  const fieldsBefore = fields();
+  const reopened = await openSqliteStore(`sqlite:${path}`, '');
+  t.teardown(() => reopened.close());
+  const s = (): Model => makeModel('m', { v: 'string' });
+  await t.rejects(reopened.ensure(s()), /boom/, 'the migration fails');
+  t.same(schema(), columnsBefore, 'the columns as they were');
+  t.same(fields(), fieldsBefore, 'the fields map as it was');
+  t.same(db.prepare('SELECT count(*) AS n, sum(v) AS s FROM m').get(), { n: 2500, s: (2499 * 2500) / 2 }, 'every value kept');
+  t.equal(await reopened.count(i(), [filter('v', 'gte', 2400)]), 100, 'the old model still reads');
+  db.exec('DROP TRIGGER "boom"');
+  db.close();
+  await agrees(t, reopened, s(), 'v', 'and the change succeeds once it can');
+  t.equal(await reopened.count(s(), []), 2500);
+});
