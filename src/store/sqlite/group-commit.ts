@@ -19,6 +19,8 @@ export interface Writes {
   run(sql: string, params: readonly SQLInputValue[]): Promise<RunResult>;
   /** Makes the writes issued so far readable by the reading connection (commits them, if it holds them). */
   commit(): void;
+  /** Runs and acknowledges (or fails) the writes issued so far: a change of schema waits for them. */
+  settle(): Promise<void>;
   /** Acknowledges what is issued; later writes are refused. */
   close(): Promise<void>;
 }
@@ -87,6 +89,11 @@ export class GroupCommit implements Writes {
     this.#batch = undefined;
     this.commits++;
     for (const w of batch) w.ack();
+  }
+
+  /** Writes run when issued: committing them settles them. */
+  async settle(): Promise<void> {
+    this.commit();
   }
 
   /** Commits what is open; later writes are refused. */

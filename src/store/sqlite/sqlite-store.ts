@@ -352,7 +352,11 @@ class SqliteStore implements Store {
     if (this.#closed) throw new Error('the store is closed');
     let c = this.#collections.get(model.name);
     if (c?.signature !== modelSignature(model)) {
-      this.#writes.commit();
+      // Writes issued before the change land before it, in the columns they were made for: the
+      // migration then converts them. Run after it, one under the old fields fails (its column
+      // is gone) or escapes the conversion (a number left in a field made boolean).
+      await this.#writes.settle();
+      if (this.#closed) throw new Error('the store is closed');
       c = await this.#schemaTransaction(() => migrate(this.#db, this.#statements, model));
       if (this.#closed) throw new Error('the store is closed');
       this.#collections.set(model.name, c);

@@ -99,6 +99,11 @@ export class ThreadWrites implements Writes {
 
   commit(): void {}
 
+  async settle(): Promise<void> {
+    this.#flush();
+    await Promise.allSettled(this.#inFlight);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
