@@ -202,3 +202,27 @@ t.test('writes under the old model still in flight when the type changes: each a
     t.same(acked.filter((id) => !listed.some((m) => m.id === id)), [], `${to}: no acknowledged write lost`);
   }
 });
+
+t.test('integer → float: a whole float past 2^53 stays readable, after the fields change again and in a store that already held one', async (t) => {
+  const { store, path } = await fileStore(t);
+  await store.insert(makeModel('m', { v: 'integer' }), { v: 1 }, stamp(1));
+  const f = (): Model => makeModel('m', { v: 'float' });
+  for (const v of [1e18, 2.5, -(2 ** 60), 2 ** 53]) await store.insert(f(), { v }, stamp(2));
+  t.same((await agrees(t, store, f(), 'v', 'as floats')).map((m) => m.v), [1, 1e18, 2.5, -(2 ** 60), 2 ** 53]);
+  // Members of an older shape are read from their columns.
+  const more = (): Model => makeModel('m', { v: 'float', w: 'string' });
+  t.same((await agrees(t, store, more(), 'v', 'with a field more')).map((m) => m.v), [1, 1e18, 2.5, -(2 ** 60), 2 ** 53]);
+  t.same(await ids(store, more(), { filters: [filter('v', 'gt', 2 ** 53)], order: order('v') }), [2]);
+  await store.close();
+
+  // As a store left it before floats moved out of integer columns: 1e18 an INTEGER, in a member of an older shape.
+  const db = new DatabaseSync(path);
+  db.exec(`UPDATE "m" SET "~shape" = NULL`);
+  db.exec(`ALTER TABLE "m" ADD COLUMN "old" INTEGER`);
+  db.exec(`UPDATE svc_fields SET col = 'old' WHERE field = 'v'`);
+  db.exec(`UPDATE "m" SET "old" = 1000000000000000000 WHERE "id" = 2`);
+  db.close();
+  const reopened = await openSqliteStore(`sqlite:${path}`, '');
+  t.teardown(() => reopened.close());
+  t.same((await agrees(t, reopened, more(), 'v', 'a store that held one')).map((m) => m.v ?? null), [null, 1e18, null, null, null]);
+});

@@ -143,11 +143,13 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   // A field whose type changed between text and numbers (or booleans) moves to a new column of its type's
   // affinity, with its values as reads gave them (a column keeps the affinity it was made with:
   // text in a column made for numbers would compare and order as numbers, "0123" = 123). The old
-  // column is dropped once no index reads it.
+  // column is dropped once no index reads it. A float moves out of a column made for integers
+  // too: there a float that is a whole number is stored as an INTEGER, which node:sqlite refuses
+  // to read past 2^53 (1e18 in an integer field made float made the member unreadable).
   const retired: string[] = [];
   for (const field of model.declared) {
     const old = columnOf.get(field.name);
-    if (old === undefined || isText(declaredType.get(old)!) === isText(AFFINITY[field.type])) continue;
+    if (old === undefined || !moves(declaredType.get(old)!, AFFINITY[field.type])) continue;
     const col = addColumn(field);
     convert(statements, t, quoteIdent(old), quoteIdent(col), field, shapeId);
     statements.get('UPDATE svc_fields SET col = ? WHERE collection = ? AND field = ?').run(col, key, field.name);
@@ -233,6 +235,11 @@ function isText(affinity: string): boolean {
   return affinity === 'TEXT';
 }
 
+/** Whether a field of affinity `to` leaves a column of affinity `from` (a REAL column holds integers and booleans as they are). */
+function moves(from: string, to: string): boolean {
+  return isText(from) !== isText(to) || (to === 'REAL' && from !== 'REAL');
+}
+
 /** Rows a type change converts per statement (a page of rows by id, read whole before it is written). */
 const CONVERT_BATCH = 1000;
 
@@ -249,7 +256,9 @@ const CONVERT_BATCH = 1000;
  * the text would be read again in place of the converted columns.
  */
 function convert(statements: Statements, t: string, from: string, to: string, field: FieldDef, shapeId: number): void {
-  const read = `SELECT "id", ${textExpr(from)}, ${quoteIdent(TEXT_COLUMN)}, ${quoteIdent(SHAPE_COLUMN)} FROM ${t} WHERE "id" > ? AND ${from} IS NOT NULL ORDER BY "id" LIMIT ${CONVERT_BATCH}`;
+  // An INTEGER is read as a REAL: one past 2^53 (a float left in a column made for integers) could not be read at all.
+  const value = `CASE WHEN typeof(${from}) = 'integer' THEN CAST(${from} AS REAL) ELSE ${textExpr(from)} END`;
+  const read = `SELECT "id", ${value}, ${quoteIdent(TEXT_COLUMN)}, ${quoteIdent(SHAPE_COLUMN)} FROM ${t} WHERE "id" > ? AND ${from} IS NOT NULL ORDER BY "id" LIMIT ${CONVERT_BATCH}`;
   const write = statements.get(`UPDATE ${t} SET ${to} = ? WHERE "id" = ?`);
   const writeUnshaped = statements.get(`UPDATE ${t} SET ${to} = ?, ${quoteIdent(SHAPE_COLUMN)} = NULL WHERE "id" = ?`);
   for (let last = 0, rows = statements.rows(read, [last]); rows.length > 0; rows = statements.rows(read, [last])) {
