@@ -38,10 +38,23 @@ async function agrees(t: Test, store: Store, model: Model, field: string, label:
     t.same(await ids(store, model, { filters: [filter(field, 'exact', v)] }), expected, `${label}: ${field}=${key} finds the members that read it`);
     t.equal(await store.count(model, [filter(field, 'exact', v)]), expected.length, `${label}: ${field}=${key} count`);
   }
-  // An order by the field lists the same members.
+  // An order by the field is the order of what the members read (absent first, ties by id).
   const ordered = await collect(store.list(model, query({ order: order(field) })));
-  t.same(ordered.map((m) => m.id).sort((x, y) => x - y), listed.map((m) => m.id), `${label}: ordered, the same members`);
+  const expected = [...listed].sort((x, y) => compareValues(x[field], y[field]) || x.id - y.id);
+  t.same(ordered.map((m) => m.id), expected.map((m) => m.id), `${label}: ordered as the members read`);
   return listed;
+}
+
+/** Values as the stores order them: absent first, text by code point, numbers and booleans by value. */
+function compareValues(a: Value | undefined, b: Value | undefined): number {
+  if (a === undefined || a === null) return b === undefined || b === null ? 0 : -1;
+  if (b === undefined || b === null) return 1;
+  if (typeof a === 'string' && typeof b === 'string') {
+    const [x, y] = [[...a].map((c) => c.codePointAt(0)!), [...b].map((c) => c.codePointAt(0)!)];
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return x.length - y.length;
+  }
+  return Number(a) - Number(b);
 }
 
 async function fileStore(t: Test, name = 'x.sqlite'): Promise<{ store: Store; path: string }> {
@@ -226,3 +239,18 @@ t.test('integer → float: a whole float past 2^53 stays readable, after the fie
   t.teardown(() => reopened.close());
   t.same((await agrees(t, reopened, more(), 'v', 'a store that held one')).map((m) => m.v ?? null), [null, 1e18, null, null, null]);
 });
+
+t.test(
+  'a second store still on the old model writes a number after the field was made boolean',
+  { todo: 'not fixed: the migration rewrites the numbers once; a writer on the old fields (another process, a request begun before the change) adds one after it, which reads true and is missed by v=true until the next migration' },
+  async (t) => {
+    const { store: a, path } = await fileStore(t);
+    const b = await openSqliteStore(`sqlite:${path}`, '');
+    t.teardown(() => b.close());
+    const old = makeModel('m', { v: 'integer' });
+    await b.insert(old, { v: 1 }, stamp(1));
+    await a.ensure(makeModel('m', { v: 'boolean' }));
+    await b.insert(old, { v: 5 }, stamp(2));
+    await agrees(t, a, makeModel('m', { v: 'boolean' }), 'v', 'as booleans');
+  },
+);
