@@ -254,3 +254,31 @@ t.test(
     await agrees(t, a, makeModel('m', { v: 'boolean' }), 'v', 'as booleans');
   },
 );
+
+t.test(
+  'a list streaming when the type changes reads its members to the end',
+  { todo: 'not fixed: a member of an older shape is read by id on the main connection with the select of the collection the list began with, whose column the migration dropped ("no such column"): the list fails part way' },
+  async (t) => {
+    const { store } = await fileStore(t);
+    const one = makeModel('m', { v: 'integer' });
+    for (let n = 0; n < 100; n++) await store.insert(one, { v: n }, stamp(n));
+    // Members of an older shape, read from their columns.
+    const two = makeModel('m', { v: 'integer', w: 'string' });
+    const it = store.list(two, query({}))[Symbol.asyncIterator]();
+    t.equal((await it.next()).value?.v, 0);
+    await store.ensure(makeModel('m', { v: 'string', w: 'string' }));
+    let n = 1;
+    while (!(await it.next()).done) n++;
+    t.equal(n, 100, 'every member');
+  },
+);
+
+t.test('in memory: the round trips read and filter alike', async (t) => {
+  const store = await openSqliteStore('sqlite::memory:', '');
+  t.teardown(() => store.close());
+  for (const v of [5, 0, -3]) await store.insert(makeModel('m', { v: 'integer' }), { v }, stamp(1));
+  for (const v of ['abc', '0123', '12']) await store.insert(makeModel('m', { v: 'string' }), { v }, stamp(2));
+  for (const type of ['integer', 'boolean', 'string', 'float', 'integer', 'string'] as const) {
+    await agrees(t, store, makeModel('m', { v: type }), 'v', `as ${type}`);
+  }
+});
