@@ -141,8 +141,21 @@ class SqliteStore implements Store {
    */
   #member(c: Collection, [id, updated, text, shape]: SQLOutputValue[]): Member | undefined {
     if (shape === c.shapeId && typeof text === 'string') return { id: id as number, updated: updated as string, ...(JSON.parse(text) as MemberData) };
+    // Read from its columns as the table is now: a list streaming on a snapshot of its own may
+    // have begun before a type change moved a column (the select it began with names the dropped one).
+    const now = this.#now(c);
+    if (now !== c) {
+      const current = this.#statements.row(now.selectText, [id as number]);
+      return current ? this.#member(now, current) : undefined;
+    }
     const row = this.#statements.row(c.select, [id as number]);
     return row ? toMember(c.shape.columns, row) : undefined;
+  }
+
+  /** The collection `c` is now (the same, unless a model change migrated its table since). */
+  #now(c: Collection): Collection {
+    for (const now of this.#collections.values()) if (now.key === c.key) return now;
+    return c;
   }
 
   /**
