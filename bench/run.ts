@@ -178,12 +178,12 @@ async function main(): Promise<void> {
 
     const outcomes = new Map<Scenario, Outcome>(scenarios.map((s) => [s, { scenario: s, runs: [], pairs: [] }]));
     const load = { connections: config.connections, seconds: config.seconds };
+    /** When each server last finished a run (performance.now()). */
+    const lastLoaded = new Map<string, number>();
     /**
      * One run of `s` (a warm-up is not recorded), or undefined when it failed, now or before: a
      * failed scenario is not run again.
      */
-    /** When each server last finished a run (performance.now()). */
-    const lastLoaded = new Map<string, number>();
     const run = async (s: Scenario, warmup = false): Promise<Measured | undefined> => {
       const o = outcomes.get(s)!;
       if (o.failed) return undefined;
