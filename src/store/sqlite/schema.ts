@@ -259,14 +259,13 @@ function convert(statements: Statements, t: string, from: string, to: string, fi
   // An INTEGER is read as a REAL: one past 2^53 (a float left in a column made for integers) could not be read at all.
   const value = `CASE WHEN typeof(${from}) = 'integer' THEN CAST(${from} AS REAL) ELSE ${textExpr(from)} END`;
   const read = `SELECT "id", ${value}, ${quoteIdent(TEXT_COLUMN)}, ${quoteIdent(SHAPE_COLUMN)} FROM ${t} WHERE "id" > ? AND ${from} IS NOT NULL ORDER BY "id" LIMIT ${CONVERT_BATCH}`;
-  const write = statements.get(`UPDATE ${t} SET ${to} = ? WHERE "id" = ?`);
-  const writeUnshaped = statements.get(`UPDATE ${t} SET ${to} = ?, ${quoteIdent(SHAPE_COLUMN)} = NULL WHERE "id" = ?`);
+  const write = statements.get(`UPDATE ${t} SET ${to} = ?, ${quoteIdent(SHAPE_COLUMN)} = ? WHERE "id" = ?`);
   for (let last = 0, rows = statements.rows(read, [last]); rows.length > 0; rows = statements.rows(read, [last])) {
     for (const [id, v, text, shape] of rows) {
       const current = shape === shapeId && typeof text === 'string';
       const value = current ? (JSON.parse(text) as MemberData)[field.name] : fromSql(field.type, v!);
       const absent = typeof value === 'number' && (!Number.isFinite(value) || (field.type === 'integer' && Math.abs(value) > Number.MAX_SAFE_INTEGER));
-      (current ? write : writeUnshaped).run(absent ? null : toSql(value ?? null), id!);
+      write.run(absent ? null : toSql(value ?? null), current ? shape : null, id!);
       last = id as number;
     }
   }

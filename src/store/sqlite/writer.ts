@@ -107,8 +107,7 @@ export class ThreadWrites implements Writes {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#flush();
-    await Promise.allSettled(this.#inFlight);
+    await this.settle();
     if (!this.#using) return;
     if (thread && !thread.dead) await send({ type: 'close', path: this.#path }).catch(() => {});
     // Idle tenants close their stores (--tenant-idle): the last one ends the thread.
