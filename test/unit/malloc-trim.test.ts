@@ -3,7 +3,9 @@
 
 import t from 'tap';
 import ivm from 'isolated-vm';
-import { freedMemory, onTrimmed, trimNow, type Trimmed } from '../../src/malloc-trim.ts';
+import { Logger } from '../../src/exchange/log.ts';
+import { freedMemory, onTrimmed, trimNow } from '../../src/malloc-trim.ts';
+import { guardMemory } from '../../src/sandbox/memory-guard.ts';
 
 const glibc = typeof (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime === 'string';
 if (!glibc) {
@@ -35,6 +37,22 @@ if (!glibc) {
     // Had the burst made more than one trim, the second would have come milliseconds after the first.
     t.equal(at.length, 2);
     t.ok(at[1]! - at[0]! >= 4_900, `${Math.round(at[1]! - at[0]!)} ms apart`);
+  });
+
+  t.test('a process over --max-rss trims the C heap at once', async (t) => {
+    let trimmed: () => void = () => {};
+    const seen = new Promise<void>((resolve) => (trimmed = resolve));
+    onTrimmed(() => trimmed());
+    // Over the bound from the first sample; the grace is far beyond the test, so it never ends anything.
+    const guard = guardMemory({ maxRssMiB: 1, rss: () => 2 * MiB, graceMs: 600_000, log: new Logger(() => {}), endProcess: () => t.fail('ended the process') });
+    t.teardown(() => {
+      guard.stop();
+      onTrimmed(undefined);
+    });
+    const hold = setTimeout(() => {}, 20_000);
+    await seen;
+    clearTimeout(hold);
+    t.pass('trimmed');
   });
 
   t.test('after 20 isolates are disposed, a trim gives megabytes back to the system', async (t) => {
