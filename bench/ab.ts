@@ -1,7 +1,9 @@
 // `node bench/ab.ts <path> <rounds> <seconds> <server> '<node flags A>' '<node flags B>'`: one svc
 // server of bench/scenarios.ts started twice, with two sets of Node flags, loaded alternately with
 // one request path (GET; POST when the path starts with "POST "). Prints req/s and p50 per round
-// and the median of B ÷ A: for deciding between two settings on a noisy machine, not for figures.
+// and the median of B ÷ A, and the server's CPU time per request (user + system, /proc) and its
+// median B ÷ A: for deciding between two settings on a noisy machine, not for figures. CPU per
+// request varies less from run to run than req/s when a change saves a few microseconds.
 // With AB_B_CHECKOUT=<dir>, server B runs that checkout's svc (e.g. a clone at an older commit,
 // with its own node_modules): two versions of the code side by side. With AB_B_SERVER=<name>,
 // server B is that server of bench/scenarios.ts (e.g. another model or handler).
@@ -15,7 +17,7 @@ import { join, relative } from 'node:path';
 import { runLoad } from './load.ts';
 import { commandLineScenario, SERVERS } from './scenarios.ts';
 import { Seeds } from './seed.ts';
-import { ROOT, startServer } from './servers.ts';
+import { cpuOf, ROOT, startServer } from './servers.ts';
 
 const [target = '/resources/employees/1', rounds = '5', seconds = '3', serverName = 'svc', flagsA = '', flagsB = ''] = process.argv.slice(2);
 const spec = SERVERS[serverName];
@@ -33,25 +35,30 @@ const servers = [
 ];
 const scenario = commandLineScenario(target, serverName, 'ab');
 const ratios: number[] = [];
+const cpuRatios: number[] = [];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 try {
   for (const s of servers) {
     await runLoad(s.url, scenario, { seconds: 1, connections: 32 });
   }
   for (let r = 0; r < Number(rounds); r++) {
     const rates: number[] = [];
+    const cpus: number[] = [];
     // Alternate which goes first, so that a trend in the machine's speed favours neither.
     const order = r % 2 === 0 ? [0, 1] : [1, 0];
     const got: string[] = [];
     for (const i of order) {
+      const cpu = cpuOf(servers[i]!.pid);
       const m = await runLoad(servers[i]!.url, scenario, { seconds: Number(seconds), connections: 32 });
       rates[i] = m.rps;
-      got[i] = `${'AB'[i]} ${Math.round(m.rps)} req/s p50 ${m.p50.toFixed(2)} ms`;
+      cpus[i] = ((cpuOf(servers[i]!.pid) - cpu) * 1e6) / m.requests;
+      got[i] = `${'AB'[i]} ${Math.round(m.rps)} req/s p50 ${m.p50.toFixed(2)} ms ${cpus[i]!.toFixed(1)} µs CPU/req`;
     }
     ratios.push(rates[1]! / rates[0]!);
-    console.log(`round ${r + 1}: ${got.join(', ')}, B/A ${(rates[1]! / rates[0]!).toFixed(3)}`);
+    cpuRatios.push(cpus[1]! / cpus[0]!);
+    console.log(`round ${r + 1}: ${got.join(', ')}, B/A ${(rates[1]! / rates[0]!).toFixed(3)}, CPU/req B/A ${(cpus[1]! / cpus[0]!).toFixed(3)}`);
   }
-  const sorted = [...ratios].sort((a, b) => a - b);
-  console.log(`median B/A ${sorted[Math.floor(sorted.length / 2)]!.toFixed(3)} (A: '${flagsA}', B: '${flagsB}')`);
+  console.log(`median B/A ${median(ratios).toFixed(3)}, CPU per request B/A ${median(cpuRatios).toFixed(3)} (A: '${flagsA}', B: '${flagsB}')`);
 } finally {
   for (const s of servers) await s.stop();
   rmSync(dir, { recursive: true, force: true });

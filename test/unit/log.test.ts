@@ -1,0 +1,111 @@
+// The log's JSON lines and its buffered writes to standard error.
+
+import { spawnSync } from 'node:child_process';
+import t from 'tap';
+import { jsonLine, logSink } from '../../src/exchange/log.ts';
+
+t.test('a JSON line: time, level and msg first, then the fields; a field cannot replace the first three', async (t) => {
+  const before = Date.now();
+  const line = JSON.parse(jsonLine({ level: 'info', msg: 'GET / 200', fields: { requestId: 'r1', status: 200, durationMs: 1.5 } }));
+  t.same(Object.keys(line), ['time', 'level', 'msg', 'requestId', 'status', 'durationMs']);
+  t.match(line, { level: 'info', msg: 'GET / 200', requestId: 'r1', status: 200, durationMs: 1.5 });
+  const time = Date.parse(line.time);
+  t.ok(time >= before && time <= Date.now(), `time ${line.time} is now`);
+  const hostile = JSON.parse(jsonLine({ level: 'warn', msg: 'real', fields: { msg: 'forged', time: 'then', level: 'debug', tenant: 'a' } }));
+  t.same(hostile.msg, 'real');
+  t.same(hostile.level, 'warn');
+  t.not(hostile.time, 'then');
+  t.same(hostile.tenant, 'a');
+});
+
+t.test('each line carries the time it was written, also when lines are formatted once per millisecond', async (t) => {
+  const first = JSON.parse(jsonLine({ level: 'info', msg: 'a', fields: {} })).time;
+  const ms = Date.parse(first);
+  // Wait (on the clock, not a sleep) for the next millisecond.
+  while (Date.now() <= ms + 1);
+  const second = JSON.parse(jsonLine({ level: 'info', msg: 'b', fields: {} })).time;
+  t.ok(Date.parse(second) > ms, `${second} after ${first}`);
+});
+
+/**
+ * Resolves at the next call of `wrote` (the writer's timer is unreferenced: a referenced one here
+ * keeps the process alive meanwhile, and fails the wait after 10 s).
+ */
+function waitFor(setWrote: (f: () => void) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const limit = setTimeout(() => reject(new Error('nothing was written within 10 s')), 10_000);
+    setWrote(() => {
+      clearTimeout(limit);
+      resolve();
+    });
+  });
+}
+
+t.test('lines logged together reach standard error in one write, soon, and in order', async (t) => {
+  const writes: string[] = [];
+  const write = process.stderr.write;
+  let wrote: () => void = () => {};
+  process.stderr.write = ((text: string) => {
+    writes.push(text);
+    wrote();
+    return true;
+  }) as typeof process.stderr.write;
+  t.teardown(() => {
+    process.stderr.write = write;
+  });
+  const sink = logSink('text', 'info');
+  for (let i = 0; i < 300; i++) sink({ level: 'info', msg: `line ${i}`, fields: {} });
+  // Over several turns of the event loop too.
+  for (let i = 300; i < 310; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    sink({ level: 'info', msg: `line ${i}`, fields: {} });
+  }
+  t.same(writes, [], 'nothing is written in the turn that logs');
+  const started = performance.now();
+  while (writes.join('').split('\n').length <= 310) await waitFor((f) => (wrote = f));
+  process.stderr.write = write;
+  t.ok(writes.length <= 2, `${writes.length} writes for 310 lines`);
+  t.same(
+    writes.join('').split('\n').slice(0, -1),
+    Array.from({ length: 310 }, (_, i) => `svc: line ${i}`),
+  );
+  // A bound that holds on a busy machine: the lines wait 20 ms, not until more come.
+  t.ok(performance.now() - started < 2000, 'written without more lines to push them');
+});
+
+t.test('64 KiB of pending lines are written at once, without waiting', async (t) => {
+  const writes: string[] = [];
+  const write = process.stderr.write;
+  let wrote: () => void = () => {};
+  process.stderr.write = ((text: string) => {
+    writes.push(text);
+    wrote();
+    return true;
+  }) as typeof process.stderr.write;
+  t.teardown(() => {
+    process.stderr.write = write;
+  });
+  const sink = logSink('text', 'info');
+  const long = 'x'.repeat(1000);
+  for (let i = 0; i < 70; i++) sink({ level: 'info', msg: long, fields: {} });
+  t.equal(writes.length, 1, 'one write within the turn');
+  t.ok(writes[0]!.length >= 64 * 1024);
+  // The rest follow on the timer.
+  while (writes.length < 2) await waitFor((f) => (wrote = f));
+  t.equal(writes.join('').split('\n').length - 1, 70);
+});
+
+t.test('lines still pending when the process exits are written', async (t) => {
+  const child = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', `import { logSink } from ${JSON.stringify(new URL('../../src/exchange/log.ts', import.meta.url).href)};
+const sink = logSink('json', 'info');
+for (let i = 0; i < 1000; i++) sink({ level: 'info', msg: 'line ' + i, fields: { i } });
+process.exit(3);`],
+    { encoding: 'utf8' },
+  );
+  t.equal(child.status, 3);
+  const lines = child.stderr.split('\n').filter((l) => l.startsWith('{'));
+  t.equal(lines.length, 1000, child.stderr.slice(0, 500));
+  t.same(JSON.parse(lines[999]!).i, 999);
+});
