@@ -79,8 +79,14 @@ t.test('SQL translation binds every value', async (t) => {
 
   t.same(selectSql(shape, q({ filters: [filter('b', 'exact', true)] })).params, [1], 'booleans are bound as 1');
   t.same(selectSql(shape, q({ filters: [filter('b', 'in', [false, true])] })).params, [0, 1]);
-  t.same(selectSql(shape, q({ start: 5, count: 5 })).params, [5, 5]);
-  t.same(selectSql(shape, q({ start: 5 })).params, [-1, 5], 'no count: LIMIT -1');
+  // The count is written into the SQL (a bound LIMIT costs more per run, sql.ts), the start bound.
+  const page = selectSql(shape, q({ start: 5, count: 7 }));
+  t.same(page.params, [5]);
+  t.match(page.sql, / LIMIT 7 OFFSET \?$/);
+  t.same(selectSql(shape, q({ start: 5 })).params, [5]);
+  t.match(selectSql(shape, q({ start: 5 })).sql, / LIMIT -1 OFFSET \?$/, 'no count: LIMIT -1');
+  t.throws(() => selectSql(shape, q({ start: 0, count: 1.5 })), /integer/, 'a count that is not an integer never reaches the SQL');
+  t.throws(() => selectSql(shape, q({ start: 0, count: '1; DROP TABLE t' as unknown as number })), /integer/);
   t.notMatch(selectSql(shape, q({})).sql, 'LIMIT', 'no slice: no LIMIT');
   t.match(selectSql(shape, q({ order: order('s', 'id', 'd') })).sql, / ORDER BY "s", "id"$/, 'nothing after id');
 
