@@ -74,8 +74,8 @@ function pageUrl(ex: Exchange, start: number, count: number | undefined): string
 /**
  * Pages of at most this many members are read before their count: a page that comes back short
  * of its `count` gives the total itself (start + its length), with no count query (most filtered
- * pages are short), or, filtered, with their total by a store that reads both in one pass
- * (`Store.pageJson`). Larger pages stream, and are counted first.
+ * pages are short), or with their total by a store that reads both together (`Store.pageJson`).
+ * Larger pages stream, and are counted first.
  */
 const READ_FIRST_PAGE = PAGE_WITH_TOTAL;
 
@@ -105,8 +105,8 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   /** `updated` of the newest match, for a representation that needs it; null: no match. */
   let newest: string | null | undefined;
   if (query.count !== undefined && query.count <= READ_FIRST_PAGE) {
-    // A filtered page and its total, read in one pass by a store that can.
-    const withTotal = renderTexts && query.filters.length > 0 ? await store.pageJson?.(model, query, read) : undefined;
+    // A page and its total, read together by a store that can.
+    const withTotal = renderTexts ? await store.pageJson?.(model, query, read) : undefined;
     if (renderTexts && withTotal) {
       source = { texts: each(withTotal.texts), render: renderTexts };
       total = withTotal.total;

@@ -56,8 +56,9 @@ export interface Store {
   listJson(model: Model, query: Query, options?: ReadOptions): AsyncIterable<string>;
   /**
    * A page of `listJson` of at most PAGE_WITH_TOTAL members with the number of members matching
-   * the query's filters, when the store can read both in one pass over the matches (the SQLite
-   * store, for some queries); undefined when it cannot, and the caller reads the page, then counts.
+   * the query's filters, when the store can read both together (the SQLite store, for some
+   * queries: in one pass over the matches, or in one read); undefined when it cannot, and the
+   * caller reads the page, then counts.
    */
   pageJson?(model: Model, query: Query, options?: ReadOptions): Promise<{ texts: string[]; total: number } | undefined>;
   /** How many members match the filters; with no filters it reads a count the store keeps. */

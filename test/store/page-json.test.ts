@@ -1,5 +1,5 @@
-// The SQLite store's pageJson: a filtered page and its total read in one pass. It must give what
-// listJson then count give, for every query it answers, and save the count only when it can.
+// The SQLite store's pageJson: a page and its total read together (filtered: in one pass). It must
+// give what listJson then count give, for every query it answers, and save the count only when it can.
 
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { parseQuery } from '../../src/model/query.ts';
 import type { Query } from '../../src/model/types.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { orderWalkIsBounded } from '../../src/store/sqlite/sql.ts';
+import { Statements } from '../../src/store/sqlite/statements.ts';
 import type { Store } from '../../src/store/store.ts';
 import { makeModel } from '../fixtures/models.ts';
 
@@ -38,6 +39,7 @@ async function expected(store: Store, q: Query): Promise<{ texts: string[]; tota
 }
 
 const FILTERS = [
+  '',
   'name__startswith=a',
   'name__startswith=a&born__day=3',
   'name__startswith=b&level=2',
@@ -83,9 +85,16 @@ t.test('it counts only when the matches run past the page after its own', async 
   const store = await openSqliteStore('sqlite::memory:', '');
   t.teardown(() => store.close());
   await seed(store);
+  // Count queries, on the event loop (this store is in memory: nothing leaves it).
   let counts = 0;
-  const count = store.count.bind(store);
-  store.count = (...args) => (counts++, count(...args));
+  const row = Statements.prototype.row;
+  Statements.prototype.row = function (sql, params) {
+    if (sql.startsWith('SELECT count(*)')) counts++;
+    return row.call(this, sql, params);
+  };
+  t.teardown(() => {
+    Statements.prototype.row = row;
+  });
   // 36 names start with "a" (6 written under the older model); 11 of them are born on day 3.
   const few = await store.pageJson!(model, query('name__startswith=a&born__day=3&order_by=name&count=6'));
   t.equal(few?.texts.length, 6);
@@ -97,6 +106,42 @@ t.test('it counts only when the matches run past the page after its own', async 
   const past = await store.pageJson!(model, query('name__startswith=a&order_by=name&start=40&count=5'));
   t.same(past, { texts: [], total: 36 }, 'an empty page past the first is counted');
   t.equal(counts, 2);
+  const all = await store.pageJson!(model, query('order_by=name&count=5'));
+  t.equal(all?.total, 70, "unfiltered: the collection's count");
+  t.equal(all?.texts.length, 5);
+  t.equal(counts, 2, 'which is kept, not counted');
+});
+
+t.test("an unfiltered page and its total are one snapshot: a write between the page and the count can't make them disagree", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-page-json-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const store = await openSqliteStore(`sqlite:${join(dir, 'svc.sqlite')}`, '');
+  t.teardown(() => store.close());
+  await seed(store);
+  // Another connection to the file (another process, say) writes while the store reads: from
+  // inside the page's read, after its rows and before its count.
+  const { DatabaseSync } = await import('node:sqlite');
+  const writer = new DatabaseSync(join(dir, 'svc.sqlite'));
+  t.teardown(() => writer.close());
+  const rows = Statements.prototype.rows;
+  t.teardown(() => {
+    Statements.prototype.rows = rows;
+  });
+  let wrote = false;
+  Statements.prototype.rows = function (sql, params) {
+    const got = rows.call(this, sql, params);
+    if (!wrote && sql.includes('LIMIT')) {
+      // A member and, by trigger, the collection's count, as the store's insert writes them.
+      writer.exec(`INSERT INTO "people" ("updated", "name") VALUES ('2025-02-01T00:00:00.000Z', 'zz')`);
+      wrote = true;
+    }
+    return got;
+  };
+  const page = await store.pageJson!(model, query('order_by=name&count=5'));
+  Statements.prototype.rows = rows;
+  t.ok(wrote, 'the write was made during the read');
+  t.equal(page?.total, 70, 'the total of the snapshot the page was read from');
+  t.equal(await store.count(model, []), 71, 'the write is there for the next read');
 });
 
 t.test('it answers only a page whose order walk a filter bounds', async (t) => {

@@ -36,6 +36,9 @@ const READ_AHEAD_PAGES = 2;
 const SLICE_MS = 2;
 
 /** What `listJson` reads of a member row: `id`, `updated`, the fields' JSON text and its shape. */
+/** A collection's member count (kept by triggers). */
+const COLLECTION_COUNT = 'SELECT count FROM svc_collections WHERE id = ?';
+
 const TEXT_COLUMNS = ['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ');
 
 export async function openSqliteStore(uri: string, name: string): Promise<Store> {
@@ -221,24 +224,79 @@ class SqliteStore implements Store {
   }
 
   /**
-   * A filtered page and its total from one pass over the matches, when a filter bounds the walk
-   * of the order's index (sql.ts `orderWalkIsBounded`): the ids of the page and of up to one page
-   * more, then the page's rows by id. When the matches run out within that, their number is the
-   * total (start + the ids read, as for a short page: an empty read past the first page says only
-   * that the total is at most `start`); otherwise a count query counts them. Undefined for any
-   * other page.
+   * A page and its total, in one read, for a page of at most PAGE_WITH_TOTAL members (else
+   * undefined: the caller reads the page, then counts):
+   *
+   * - Unfiltered, in an order an index serves: the page and the collection's count in one read
+   *   transaction (`#oneRead`).
+   * - Filtered, when a filter bounds the walk of the order's index (sql.ts `orderWalkIsBounded`):
+   *   from one pass over the matches, the ids of the page and of up to one page more, then the
+   *   page's rows by id. When the matches run out within that, their number is the total (start +
+   *   the ids read, as for a short page: an empty read past the first page says only that the
+   *   total is at most `start`); otherwise a count query counts them. On the event loop, the reads
+   *   share one read transaction.
    */
   async pageJson(model: Model, query: Query, options: ReadOptions = {}): Promise<{ texts: string[]; total: number } | undefined> {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
     const count = query.count;
-    if (count === undefined || count === 0 || count > PAGE_WITH_TOTAL || !orderWalkIsBounded(query, c.indexes.unindexed)) return undefined;
+    if (count === undefined || count === 0 || count > PAGE_WITH_TOTAL) return undefined;
+    const allowance = new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS);
+    const scan = scans(query, c.indexes);
+    if (query.filters.length === 0) {
+      if (scan) return undefined;
+      const { sql, params } = selectSql(c.shape, query, TEXT_COLUMNS);
+      this.#writes.commit();
+      const { rows, total } = this.#timed(allowance, () =>
+        this.#oneRead(() => ({ rows: this.#statements.rows(sql, params), total: this.#statements.row(COLLECTION_COUNT, [c.key])![0] as number })),
+      );
+      return { texts: this.#texts(c, rows), total };
+    }
+    if (!orderWalkIsBounded(query, c.indexes.unindexed)) return undefined;
     const ahead = count * READ_AHEAD_PAGES;
     const { sql, params } = selectSql(c.shape, { ...query, count: ahead }, '"id"');
-    const found = await this.#all(sql, params, scans(query, c.indexes), new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS));
-    const total = found.length < ahead && (found.length > 0 || query.start === 0) ? query.start + found.length : await this.count(model, query.filters, options);
-    const ids = found.slice(0, count).map((row) => row[0] as number);
-    if (ids.length === 0) return { texts: [], total };
-    // By id, in the page's order; a member a write deleted since is left out (as listJson does).
+    /** The total the ids read give, when the matches ran out within them. */
+    const known = (found: SQLOutputValue[][]) => (found.length < ahead && (found.length > 0 || query.start === 0) ? query.start + found.length : undefined);
+    const pageIds = (found: SQLOutputValue[][]) => found.slice(0, count).map((row) => row[0] as number);
+    if (!scan) {
+      // All on the event loop: the ids, the count and the texts in one read transaction.
+      this.#writes.commit();
+      return this.#timed(allowance, () =>
+        this.#oneRead(() => {
+          const found = this.#statements.rows(sql, params);
+          const total = known(found) ?? this.#countNow(c, query.filters);
+          return { texts: this.#textsById(c, pageIds(found)), total };
+        }),
+      );
+    }
+    const found = await this.#all(sql, params, true, allowance);
+    const total = known(found) ?? (await this.count(model, query.filters, options));
+    return { texts: this.#textsById(c, pageIds(found)), total };
+  }
+
+  /** The members matching `filters` (which an index serves: no scan), counted on the event loop. */
+  #countNow(c: Collection, filters: readonly Filter[]): number {
+    const { sql, params } = countSql(c.shape, filters);
+    return this.#statements.row(sql, params)![0] as number;
+  }
+
+  /**
+   * Runs `read` (synchronous reads on the main connection) in one read transaction: on WAL, each
+   * statement outside one begins and ends a read of its own, which costs more than the statement
+   * (a lookup by id: 3.2 µs alone, 0.7 µs inside one), and the reads see one snapshot.
+   */
+  #oneRead<T>(read: () => T): T {
+    if (this.#db.isTransaction) return read();
+    this.#db.exec('BEGIN');
+    try {
+      return read();
+    } finally {
+      this.#db.exec('COMMIT');
+    }
+  }
+
+  /** The texts of the members `ids`, in that order; a member a write deleted since is left out (as listJson does). */
+  #textsById(c: Collection, ids: number[]): string[] {
+    if (ids.length === 0) return [];
     const byId = new Map<number, SQLOutputValue[]>();
     for (const row of this.#statements.rows(c.selectTexts, [JSON.stringify(ids)])) byId.set(row[0] as number, row);
     const texts: string[] = [];
@@ -247,7 +305,17 @@ class SqliteStore implements Store {
       const text = row === undefined ? '' : this.#memberText(c, row);
       if (text !== '') texts.push(text);
     }
-    return { texts, total };
+    return texts;
+  }
+
+  /** The texts of rows of TEXT_COLUMNS; a member a write deleted since is left out. */
+  #texts(c: Collection, rows: SQLOutputValue[][]): string[] {
+    const texts: string[] = [];
+    for (const row of rows) {
+      const text = this.#memberText(c, row);
+      if (text !== '') texts.push(text);
+    }
+    return texts;
   }
 
   /**
@@ -267,9 +335,7 @@ class SqliteStore implements Store {
   async count(model: Model, filters: readonly Filter[], options: ReadOptions = {}): Promise<number> {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
     this.#writes.commit();
-    if (filters.length === 0) {
-      return this.#statements.row('SELECT count FROM svc_collections WHERE id = ?', [c.key])![0] as number;
-    }
+    if (filters.length === 0) return this.#statements.row(COLLECTION_COUNT, [c.key])![0] as number;
     const { sql, params } = countSql(c.shape, filters);
     const [row] = await this.#all(sql, params, scans({ filters }, c.indexes), new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS));
     if (row === undefined) throw new Error('a count returned no row');
