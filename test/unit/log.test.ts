@@ -54,17 +54,22 @@ t.test('lines logged together reach standard error in one write, soon, and in or
     process.stderr.write = write;
   });
   const sink = logSink('text', 'info');
+  const first = performance.now();
   for (let i = 0; i < 300; i++) sink({ level: 'info', msg: `line ${i}`, fields: {} });
+  t.same(writes, [], 'nothing is written in the turn that logs');
   // Over several turns of the event loop too.
   for (let i = 300; i < 310; i++) {
     await new Promise((resolve) => setImmediate(resolve));
     sink({ level: 'info', msg: `line ${i}`, fields: {} });
   }
-  t.same(writes, [], 'nothing is written in the turn that logs');
+  const last = performance.now();
   const started = performance.now();
   while (writes.join('').split('\n').length <= 310) await waitFor((f) => (wrote = f));
   process.stderr.write = write;
-  t.ok(writes.length <= 2, `${writes.length} writes for 310 lines`);
+  // One write per 20 ms of logging at most (a turn per line wrote 11): on a machine so busy that the
+  // ten turns took longer, the timer may have fired between them; the bound allows for that.
+  const allowed = 1 + Math.floor((last - first) / 10);
+  t.ok(writes.length <= allowed, `${writes.length} writes for 310 lines logged over ${(last - first).toFixed(1)} ms (at most ${allowed})`);
   t.same(
     writes.join('').split('\n').slice(0, -1),
     Array.from({ length: 310 }, (_, i) => `svc: line ${i}`),
