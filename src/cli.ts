@@ -9,6 +9,7 @@ import { resolveLimits, type Limits } from './exchange/limits.ts';
 import { LOG_FORMATS, LOG_LEVELS, Logger, logSink, type LogFormat, type LogLevel } from './exchange/log.ts';
 import { autoWorkers, runPrimary, worker } from './cluster.ts';
 import { nodeSnapshotDisabled } from './node-flags.ts';
+import { exitAfterStop } from './process-exit.ts';
 // The server itself (main.ts, the sandbox, the stores) is imported where it runs, in the worker
 // processes and in `svc check`: the primary only forks and supervises, and stays small.
 
@@ -179,10 +180,10 @@ async function serve(config: Config): Promise<void> {
     stopping = true;
     console.log(`svc: ${signal}: finishing in-flight requests`);
     running.close().then(
-      () => process.exit(0),
+      () => exitAfterStop(0),
       (e) => {
         console.error(`svc: shutdown failed: ${e}`);
-        process.exit(1);
+        return exitAfterStop(1);
       },
     );
   };

@@ -66,6 +66,9 @@ async function stopsCleanly(t: Test, server: ServerProcess): Promise<void> {
   if (!free) return; // a server left behind holds the output open
   await server.closed;
   t.match(server.output(), /SIGTERM: finishing in-flight requests/, 'the server itself got the signal');
+  // The process ends through _exit after its 'exit' listeners (src/process-exit.ts): the log's
+  // last lines, held up to 20 ms, are written first.
+  t.match(server.output(), /GET \/resources\/slow 200 /, "the request log's last line was written before the exit");
 }
 
 t.test('npm start: SIGTERM to npm reaches the server', { skip: process.platform === 'win32' && 'npm runs scripts through cmd.exe there' }, async (t) => {

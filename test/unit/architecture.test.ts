@@ -24,6 +24,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   cluster: ['exchange'],
   'node-flags': [],
   'malloc-trim': [],
+  'process-exit': [],
   main: ['*'],
   cli: ['*'],
 };
