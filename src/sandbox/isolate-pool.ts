@@ -48,9 +48,6 @@ const PIPELINE_DEPTH = 8;
 /** A request running this long is probably spinning or waiting: new requests avoid its isolate, in milliseconds. */
 const STUCK_MS = 5;
 
-/** How long close() waits for the threads of disposed isolates to come back (a thread stuck past its CPU limit is not waited for). */
-const CLOSE_WAIT_MS = 2_000;
-
 let nextHandlerId = 1;
 
 /** Isolates of every app whose thread is running something (src/sandbox/memory-guard.ts). */
@@ -63,7 +60,6 @@ export function busySlots(): Slot[] {
 
 /** The pools of every app of the process that are not closed. */
 const pools = new Set<Pool>();
-
 
 /** Disposes every idle isolate of every app (the memory guard's first resort); they are created again on demand. */
 export function shedIdleIsolates(): number {
@@ -449,32 +445,13 @@ export class Pool {
   }
 
   /** Disposes every isolate; requests running in them fail. */
-  /**
-   * Disposes every isolate. Resolves when the threads of those that were still running something
-   * are back (at most CLOSE_WAIT_MS): a disposed isolate tears down on its thread, and a process
-   * that exits meanwhile could die of SIGSEGV (one exit in five after SIGTERM under load, with a
-   * handler's last statements still running after its response was complete).
-   */
-  close(fault: Fault = 'closed'): Promise<void> {
+  close(fault: Fault = 'closed'): void {
     pools.delete(this);
     this.#closed = true;
     if (this.#reaper) clearTimeout(this.#reaper);
     if (this.#growTimer) clearTimeout(this.#growTimer);
-    const running = [...this.#slots, ...this.#draining].filter((slot) => slot.threadBusy);
     for (const slot of this.#slots) slot.dispose(fault);
     this.#slots.length = 0;
-    this.#draining.clear();
     for (const w of this.#waiters.splice(0)) w.reject(new Error('the sandbox is closed'));
-    if (running.length === 0) return Promise.resolve();
-    const back = running.map(
-      (slot) =>
-        new Promise<void>((resolve) => {
-          if (!slot.threadBusy) return resolve();
-          slot.onIdleThread = resolve;
-        }),
-    );
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
-    return Promise.race([Promise.all(back), bound]).then(() => clearTimeout(timer));
   }
 }

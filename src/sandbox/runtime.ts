@@ -38,7 +38,7 @@ export function createSandboxRuntime(scope: RuntimeScope, options: SandboxOption
     if (broken !== undefined) return;
     broken = message;
     log.error(`FATAL: isolated-vm lost control of an isolate of app "${scope.name}": ${message}; handlers are refused from now on`);
-    void pool.close('catastrophic');
+    pool.close('catastrophic');
     (options.onCatastrophicError ?? endProcess)(message);
   });
   warmUp();
@@ -90,7 +90,7 @@ export function createSandboxRuntime(scope: RuntimeScope, options: SandboxOption
     },
 
     async close() {
-      await pool.close();
+      pool.close();
     },
   };
 }
