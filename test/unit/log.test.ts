@@ -1,7 +1,7 @@
 // The log's JSON lines and its buffered writes to standard error.
 
 import { spawnSync } from 'node:child_process';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { jsonLine, logSink } from '../../src/exchange/log.ts';
 
 t.test('a JSON line: time, level and msg first, then the fields; a field cannot replace the first three', async (t) => {
@@ -28,20 +28,11 @@ t.test('each line carries the time it was written, also when lines are formatted
 });
 
 /**
- * Resolves at the next call of `wrote` (the writer's timer is unreferenced: a referenced one here
- * keeps the process alive meanwhile, and fails the wait after 10 s).
+ * Standard error replaced, for the test, by a recorder of its writes: `next()` resolves at the
+ * next write (the writer's timer is unreferenced: the referenced one here keeps the process alive
+ * meanwhile, and fails the wait after 10 s); `restore()` puts the real one back.
  */
-function waitFor(setWrote: (f: () => void) => void): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const limit = setTimeout(() => reject(new Error('nothing was written within 10 s')), 10_000);
-    setWrote(() => {
-      clearTimeout(limit);
-      resolve();
-    });
-  });
-}
-
-t.test('lines logged together reach standard error in one write, soon, and in order', async (t) => {
+function captureStderr(t: Test): { writes: string[]; next(): Promise<void>; restore(): void } {
   const writes: string[] = [];
   const write = process.stderr.write;
   let wrote: () => void = () => {};
@@ -50,9 +41,23 @@ t.test('lines logged together reach standard error in one write, soon, and in or
     wrote();
     return true;
   }) as typeof process.stderr.write;
-  t.teardown(() => {
+  const restore = () => {
     process.stderr.write = write;
-  });
+  };
+  t.teardown(restore);
+  const next = () =>
+    new Promise<void>((resolve, reject) => {
+      const limit = setTimeout(() => reject(new Error('nothing was written within 10 s')), 10_000);
+      wrote = () => {
+        clearTimeout(limit);
+        resolve();
+      };
+    });
+  return { writes, next, restore };
+}
+
+t.test('lines logged together reach standard error in one write, soon, and in order', async (t) => {
+  const { writes, next, restore } = captureStderr(t);
   const sink = logSink('text', 'info');
   const first = performance.now();
   for (let i = 0; i < 300; i++) sink({ level: 'info', msg: `line ${i}`, fields: {} });
@@ -64,8 +69,8 @@ t.test('lines logged together reach standard error in one write, soon, and in or
   }
   const last = performance.now();
   const started = performance.now();
-  while (writes.join('').split('\n').length <= 310) await waitFor((f) => (wrote = f));
-  process.stderr.write = write;
+  while (writes.join('').split('\n').length <= 310) await next();
+  restore();
   // One write per 20 ms of logging at most (a turn per line wrote 11): on a machine so busy that the
   // ten turns took longer, the timer may have fired between them; the bound allows for that.
   const allowed = 1 + Math.floor((last - first) / 10);
@@ -79,24 +84,14 @@ t.test('lines logged together reach standard error in one write, soon, and in or
 });
 
 t.test('64 KiB of pending lines are written at once, without waiting', async (t) => {
-  const writes: string[] = [];
-  const write = process.stderr.write;
-  let wrote: () => void = () => {};
-  process.stderr.write = ((text: string) => {
-    writes.push(text);
-    wrote();
-    return true;
-  }) as typeof process.stderr.write;
-  t.teardown(() => {
-    process.stderr.write = write;
-  });
+  const { writes, next } = captureStderr(t);
   const sink = logSink('text', 'info');
   const long = 'x'.repeat(1000);
   for (let i = 0; i < 70; i++) sink({ level: 'info', msg: long, fields: {} });
   t.equal(writes.length, 1, 'one write within the turn');
   t.ok(writes[0]!.length >= 64 * 1024);
   // The rest follow on the timer.
-  while (writes.length < 2) await waitFor((f) => (wrote = f));
+  while (writes.length < 2) await next();
   t.equal(writes.join('').split('\n').length - 1, 70);
 });
 

@@ -35,10 +35,10 @@ const READ_AHEAD_PAGES = 2;
  */
 const SLICE_MS = 2;
 
-/** What `listJson` reads of a member row: `id`, `updated`, the fields' JSON text and its shape. */
 /** A collection's member count (kept by triggers). */
 const COLLECTION_COUNT = 'SELECT count FROM svc_collections WHERE id = ?';
 
+/** What `listJson` reads of a member row: `id`, `updated`, the fields' JSON text and its shape. */
 const TEXT_COLUMNS = ['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ');
 
 export async function openSqliteStore(uri: string, name: string): Promise<Store> {
@@ -247,7 +247,7 @@ class SqliteStore implements Store {
       const { sql, params } = selectSql(c.shape, query, TEXT_COLUMNS);
       this.#writes.commit();
       const { rows, total } = this.#timed(allowance, () =>
-        this.#oneRead(() => ({ rows: this.#statements.rows(sql, params), total: this.#statements.row(COLLECTION_COUNT, [c.key])![0] as number })),
+        this.#oneRead(() => ({ rows: this.#statements.rows(sql, params), total: this.#keptCount(c) })),
       );
       return { texts: this.#texts(c, rows), total };
     }
@@ -271,6 +271,11 @@ class SqliteStore implements Store {
     const found = await this.#all(sql, params, true, allowance);
     const total = known(found) ?? (await this.count(model, query.filters, options));
     return { texts: this.#textsById(c, pageIds(found)), total };
+  }
+
+  /** The collection's member count, as its triggers keep it. */
+  #keptCount(c: Collection): number {
+    return this.#statements.row(COLLECTION_COUNT, [c.key])![0] as number;
   }
 
   /** The members matching `filters` (which an index serves: no scan), counted on the event loop. */
@@ -299,13 +304,7 @@ class SqliteStore implements Store {
     if (ids.length === 0) return [];
     const byId = new Map<number, SQLOutputValue[]>();
     for (const row of this.#statements.rows(c.selectTexts, [JSON.stringify(ids)])) byId.set(row[0] as number, row);
-    const texts: string[] = [];
-    for (const id of ids) {
-      const row = byId.get(id);
-      const text = row === undefined ? '' : this.#memberText(c, row);
-      if (text !== '') texts.push(text);
-    }
-    return texts;
+    return this.#texts(c, ids.map((id) => byId.get(id)).filter((row) => row !== undefined));
   }
 
   /** The texts of rows of TEXT_COLUMNS; a member a write deleted since is left out. */
@@ -335,7 +334,7 @@ class SqliteStore implements Store {
   async count(model: Model, filters: readonly Filter[], options: ReadOptions = {}): Promise<number> {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
     this.#writes.commit();
-    if (filters.length === 0) return this.#statements.row(COLLECTION_COUNT, [c.key])![0] as number;
+    if (filters.length === 0) return this.#keptCount(c);
     const { sql, params } = countSql(c.shape, filters);
     const [row] = await this.#all(sql, params, scans({ filters }, c.indexes), new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS));
     if (row === undefined) throw new Error('a count returned no row');
