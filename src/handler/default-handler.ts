@@ -52,11 +52,15 @@ function memberNotFound(model: Model, id: number): SvcError {
 }
 
 function sendMember(ex: Exchange, model: Model, member: Member, status: number): void {
-  const rep = ex.representation;
+  sendRendered(ex, status, member, ex.representation.renderMember(renderContext(ex, model), member));
+}
+
+/** A member's response: `body`, its representation, tagged by `updated`. */
+function sendRendered(ex: Exchange, status: number, member: { readonly updated: string }, body: string): void {
   ex.res.setStatus(status);
-  ex.res.setHeader('content-type', rep.contentType);
+  ex.res.setHeader('content-type', ex.representation.contentType);
   ex.res.setHeader('etag', etagOf(member));
-  ex.res.end(rep.renderMember(renderContext(ex, model), member));
+  ex.res.end(body);
 }
 
 /**
@@ -178,22 +182,33 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   return collected.members ? { collection: collected.members } : { collectionOver: collected.maxBytes };
 }
 
-async function retrieve(ex: Exchange, model: Model): Promise<DelegateResult> {
+async function retrieve(ex: Exchange, model: Model, collect: boolean): Promise<DelegateResult> {
   const id = requireId(ex, model);
+  // The member as the store keeps its JSON, when the representation is that text and nothing
+  // needs the object (a handler's svc.member() does): none is built.
+  const rep = ex.representation;
+  if (!collect && rep.renderMemberJson && ex.store.getJson) {
+    const found = await ex.store.getJson(model, id);
+    if (!found) throw memberNotFound(model, id);
+    if (!notModified(ex, found)) sendRendered(ex, 200, found, rep.renderMemberJson(renderContext(ex, model), found.text));
+    return {};
+  }
   const member = await getMember(ex.store, model, id);
   if (!member) throw memberNotFound(model, id);
-  const inm = ex.headers['if-none-match'];
-  if (inm !== undefined) {
-    const tags = parseEtags(inm, true);
-    if (tags === undefined || tags.includes(member.updated)) {
-      ex.res.setStatus(304);
-      ex.res.setHeader('etag', etagOf(member));
-      ex.res.end();
-      return { member };
-    }
-  }
-  sendMember(ex, model, member, 200);
+  if (!notModified(ex, member)) sendMember(ex, model, member, 200);
   return { member };
+}
+
+/** Answers 304 when the client's If-None-Match names the member as it is (RFC 9110 §13.1.2). */
+function notModified(ex: Exchange, member: { readonly updated: string }): boolean {
+  const inm = ex.headers['if-none-match'];
+  if (inm === undefined) return false;
+  const tags = parseEtags(inm, true);
+  if (tags !== undefined && !tags.includes(member.updated)) return false;
+  ex.res.setStatus(304);
+  ex.res.setHeader('etag', etagOf(member));
+  ex.res.end();
+  return true;
 }
 
 function bodyOf(ex: Exchange): Record<string, unknown> {
@@ -240,7 +255,7 @@ export async function runDefault(ex: Exchange, opts: { collect?: boolean } = {})
     case 'create':
       return create(ex, model);
     case 'retrieve':
-      return retrieve(ex, model);
+      return retrieve(ex, model, opts.collect ?? false);
     case 'update':
       return update(ex, model);
     case 'delete':

@@ -72,7 +72,7 @@ export function nextUpdated(previous?: string): string {
 }
 
 /** Strong entity tag of a member, derived from `updated` (README "The default handler"). */
-export function etagOf(member: Member): string {
+export function etagOf(member: { readonly updated: string }): string {
   return `"${Date.parse(member.updated).toString(36)}"`;
 }
 

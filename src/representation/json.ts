@@ -70,6 +70,10 @@ export const json: Representation = {
     return JSON.stringify(member);
   },
 
+  renderMemberJson(_ctx, text: string) {
+    return text;
+  },
+
   parseMember(text): ParsedBody {
     // A byte order mark may precede JSON text; parsers may ignore it (RFC 8259 §8.1).
     const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

@@ -44,6 +44,8 @@ export interface Representation {
    */
   renderJsonTexts?(ctx: RenderContext, texts: AsyncIterable<string>): AsyncIterable<string>;
   renderMember(ctx: RenderContext, member: Member): string;
+  /** Renders a member from its JSON text (`Store.getJson`), for a representation that is that text: same output as `renderMember`. */
+  renderMemberJson?(ctx: RenderContext, text: string): string;
   /** Parses a request body; throws SvcError (`invalid-json`, `invalid-atom`) when it cannot. */
   parseMember(body: string, model: Model): ParsedBody;
 }

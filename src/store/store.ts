@@ -64,6 +64,11 @@ export interface Store {
   /** How many members match the filters; with no filters it reads a count the store keeps. */
   count(model: Model, filters: readonly Filter[], options?: ReadOptions): Promise<number>;
   get(model: Model, id: number): Promise<Member | null>;
+  /**
+   * Member `id` as `listJson` gives it (its JSON text) and its `updated`, for a store that keeps
+   * that text with each member: a retrieve then builds no object.
+   */
+  getJson?(model: Model, id: number): Promise<{ updated: string; text: string } | null>;
   /** Assigns the next id (1, 2, …, never reused) and stores `updated` as given. */
   insert(model: Model, data: MemberData, updated: string): Promise<Member>;
   /**

@@ -1,5 +1,6 @@
 // The SQLite store's pageJson: a page and its total read together (filtered: in one pass). It must
 // give what listJson then count give, for every query it answers, and save the count only when it can.
+// And getJson: a member as its stored text, the same text JSON.stringify gives for get's member.
 
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -160,4 +161,22 @@ t.test('it answers only a page whose order walk a filter bounds', async (t) => {
   t.equal(await store.pageJson!(model, query('born__day=3&order_by=name&count=5')), undefined);
   t.equal(await store.pageJson!(model, query('name__startswith=a&order_by=name')), undefined, 'unpaged');
   t.equal(await store.pageJson!(model, query('name__startswith=a&order_by=name&count=33')), undefined, 'over PAGE_WITH_TOTAL');
+});
+
+t.test("getJson gives each member as JSON.stringify of get's member, with its updated; null for an id that is not there", async (t) => {
+  const store = await openSqliteStore('sqlite::memory:', '');
+  t.teardown(() => store.close());
+  await seed(store);
+  let checked = 0;
+  // Ids 61-70 were written under the older model: their text is built from their columns.
+  for (let id = 1; id <= 70; id++) {
+    const member = await store.get(model, id);
+    t.same(await store.getJson!(model, id), { updated: member!.updated, text: JSON.stringify(member) }, `member ${id}`);
+    checked++;
+  }
+  t.equal(checked, 70);
+  t.equal(await store.getJson!(model, 71), null);
+  t.equal(await store.getJson!(model, 0), null);
+  await store.delete(model, 5);
+  t.equal(await store.getJson!(model, 5), null, 'a deleted member');
 });

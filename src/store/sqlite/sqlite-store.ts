@@ -374,6 +374,14 @@ class SqliteStore implements Store {
     return (row && this.#member(c, row)) ?? null;
   }
 
+  async getJson(model: Model, id: number): Promise<{ updated: string; text: string } | null> {
+    const c = this.#byModel.get(model) ?? (await this.#collection(model));
+    this.#writes.commit();
+    const row = this.#statements.row(c.selectText, [id]);
+    const text = row ? this.#memberText(c, row) : '';
+    return text === '' ? null : { updated: row![1] as string, text };
+  }
+
   async insert(model: Model, data: MemberData, updated: string): Promise<Member> {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
     // One statement: the row and its count (by trigger) are written together.
