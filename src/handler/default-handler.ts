@@ -11,10 +11,19 @@ import { createMember, deleteMember, etagOf, getMember, parseEtags, parseId, Res
 
 /** What `/event/resource/*` hold after a delegate. */
 export interface DelegateResult {
-  member?: Member;
+  /** The member served: as an object, or as the JSON text the store keeps (retrieve). */
+  member?: Member | JsonText;
   collection?: Member[];
   /** The members listed were over this many bytes (maxResultBytes): none are held for the handler. */
   collectionOver?: number;
+}
+
+/** A value that is JSON text already: passed on as it is, never parsed to be stringified again. */
+export class JsonText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
 }
 
 /** Events the default handler serves, per target; the others are 405. */
@@ -184,14 +193,14 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
 
 async function retrieve(ex: Exchange, model: Model, collect: boolean): Promise<DelegateResult> {
   const id = requireId(ex, model);
-  // The member as the store keeps its JSON, when the representation is that text and nothing
-  // needs the object (a handler's svc.member() does): none is built.
+  // The member as the store keeps its JSON, when the representation is that text: no object is
+  // built (a handler's svc.member() gets the text too).
   const rep = ex.representation;
-  if (!collect && rep.renderMemberJson && ex.store.getJson) {
+  if (rep.renderMemberJson && ex.store.getJson) {
     const found = await ex.store.getJson(model, id);
     if (!found) throw memberNotFound(model, id);
     if (!notModified(ex, found)) sendRendered(ex, 200, found, rep.renderMemberJson(renderContext(ex, model), found.text));
-    return {};
+    return collect ? { member: new JsonText(found.text) } : {};
   }
   const member = await getMember(ex.store, model, id);
   if (!member) throw memberNotFound(model, id);

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import ivm from 'isolated-vm';
 import type { Exchange } from '../exchange/exchange.ts';
+import { JsonText } from '../handler/default-handler.ts';
 import { EVENTS, handlerName } from '../routing/events.ts';
 import { GuestError, HEADER_NAME, HEADER_VALUE, malformed, MAX_LOG_CHARS, MAX_LOG_LINES, outputCap, parseGuestJson, SERVER_HEADERS, type Call } from './guest.ts';
 import { OPS } from './ops/index.ts';
@@ -116,7 +117,7 @@ async function perform(call: Call, op: unknown, payloadText: unknown, text: unkn
     }
     const payload = payloadText === '' ? '' : parseGuestJson(payloadText);
     const value = await OPS[op]!(call, payload, text);
-    return JSON.stringify({ value: value ?? null });
+    return value instanceof JsonText ? `{"value":${value.text}}` : JSON.stringify({ value: value ?? null });
   } catch (err) {
     if (err instanceof GuestError) return reply(err, call.closed);
     call.ex.log.error(`runtime call ${String(op)} failed: ${(err as Error)?.stack ?? String(err)}`);

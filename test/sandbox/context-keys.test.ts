@@ -169,6 +169,15 @@ t.test('delegate() renders the default handler\'s error itself: a missing member
   t.ok(await eventually(() => s.log.some((l) => l.endsWith('things retrieve] error: retrieved undefined 404'))), 'no member after a failed delegate()');
 });
 
+t.test('after a retrieve delegate(), /event/resource/member is the member the response holds (read as its stored JSON text)', async (t) => {
+  const created = await body(await fetch(s.at('/resources/things'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'zoë 😀' }) }));
+  const res = await fetch(s.at(`/resources/things/${created.id}`));
+  t.equal(res.status, 200);
+  const text = await res.text();
+  t.same(JSON.parse(text), created);
+  t.ok(await eventually(() => s.log.some((l) => l.endsWith(`things retrieve] error: retrieved ${text} 200`))), 'the handler saw the same member');
+});
+
 t.test('the JSON view renders /request/json/output with the status set', async (t) => {
   const res = await fetch(s.at('/resources/pets?view=json'));
   t.equal(res.status, 202);
