@@ -29,10 +29,12 @@ try {
   process.exit(0);
 }
 
+// With --perf-basic-prof, V8 also writes a log per isolate (isolated-vm's too) into the working directory: not wanted.
+const PROF_FLAGS = ['--perf-basic-prof', '--no-logfile-per-isolate', '--logfile=/dev/null'];
 const dir = mkdtempSync(join(tmpdir(), 'svc-perf-'));
 const data = join(dir, 'perf.data');
 const log = (line: string) => console.error(`perf: ${line}`);
-const server = await startServer(serverName, spec, { seeds: new Seeds(dir, dir), dataDir: dir, nodeArgs: ['--perf-basic-prof'], log });
+const server = await startServer(serverName, spec, { seeds: new Seeds(dir, dir), dataDir: dir, nodeArgs: PROF_FLAGS, log });
 const scenario = commandLineScenario(target, serverName, 'perf');
 let requests = 0;
 try {
@@ -67,6 +69,7 @@ for (const line of script.split('\n')) {
   }
 }
 rmSync(dir, { recursive: true, force: true });
+rmSync(`/tmp/perf-${server.pid}.map`, { force: true }); // --perf-basic-prof's symbol map, read by perf script
 if (samples.length === 0) throw new Error('perf recorded no samples');
 
 const pct = (n: number) => `${((100 * n) / samples.length).toFixed(1).padStart(5)}%`;
