@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { runLoad } from './load.ts';
 import { commandLineScenario, SERVERS } from './scenarios.ts';
+import { median } from './report.ts';
 import { Seeds } from './seed.ts';
 import { cpuOf, ROOT, startServer } from './servers.ts';
 
@@ -36,7 +37,6 @@ const servers = [
 const scenario = commandLineScenario(target, serverName, 'ab');
 const ratios: number[] = [];
 const cpuRatios: number[] = [];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 try {
   for (const s of servers) {
     await runLoad(s.url, scenario, { seconds: 1, connections: 32 });

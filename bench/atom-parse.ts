@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readAtomEntry } from '../src/representation/atom-read.ts';
+import { median } from './report.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const revision = process.argv[2] ?? 'HEAD';
@@ -39,11 +40,6 @@ function measure(read: (body: string) => unknown, body: string, n: number): numb
   for (let i = 0; i < n; i++) read(body);
   const used = process.cpuUsage(start);
   return (used.user + used.system) / n;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 function run(oldRead: (body: string) => unknown): void {

@@ -245,10 +245,7 @@ class SqliteStore implements Store {
     if (query.filters.length === 0) {
       if (scan) return undefined;
       const { sql, params } = selectSql(c.shape, query, TEXT_COLUMNS);
-      this.#writes.commit();
-      const { rows, total } = this.#timed(allowance, () =>
-        this.#oneRead(() => ({ rows: this.#statements.rows(sql, params), total: this.#keptCount(c) })),
-      );
+      const { rows, total } = this.#oneRead(allowance, () => ({ rows: this.#statements.rows(sql, params), total: this.#keptCount(c) }));
       return { texts: this.#texts(c, rows), total };
     }
     if (!orderWalkIsBounded(query, c.indexes.unindexed)) return undefined;
@@ -259,14 +256,11 @@ class SqliteStore implements Store {
     const pageIds = (found: SQLOutputValue[][]) => found.slice(0, count).map((row) => row[0] as number);
     if (!scan) {
       // All on the event loop: the ids, the count and the texts in one read transaction.
-      this.#writes.commit();
-      return this.#timed(allowance, () =>
-        this.#oneRead(() => {
-          const found = this.#statements.rows(sql, params);
-          const total = known(found) ?? this.#countNow(c, query.filters);
-          return { texts: this.#textsById(c, pageIds(found)), total };
-        }),
-      );
+      return this.#oneRead(allowance, () => {
+        const found = this.#statements.rows(sql, params);
+        const total = known(found) ?? this.#countNow(c, query.filters);
+        return { texts: this.#textsById(c, pageIds(found)), total };
+      });
     }
     const found = await this.#all(sql, params, true, allowance);
     const total = known(found) ?? (await this.count(model, query.filters, options));
@@ -285,18 +279,22 @@ class SqliteStore implements Store {
   }
 
   /**
-   * Runs `read` (synchronous reads on the main connection) in one read transaction: on WAL, each
-   * statement outside one begins and ends a read of its own, which costs more than the statement
-   * (a lookup by id: 3.2 µs alone, 0.7 µs inside one), and the reads see one snapshot.
+   * Runs `read` (synchronous reads on the main connection, within `allowance`) in one read
+   * transaction, after committing the open writes: on WAL, each statement outside one begins and
+   * ends a read of its own, which costs more than the statement (a lookup by id: 3.2 µs alone,
+   * 0.7 µs inside one), and the reads see one snapshot.
    */
-  #oneRead<T>(read: () => T): T {
-    if (this.#db.isTransaction) return read();
-    this.#db.exec('BEGIN');
-    try {
-      return read();
-    } finally {
-      this.#db.exec('COMMIT');
-    }
+  #oneRead<T>(allowance: Allowance, read: () => T): T {
+    this.#writes.commit();
+    return this.#timed(allowance, () => {
+      if (this.#db.isTransaction) return read();
+      this.#db.exec('BEGIN');
+      try {
+        return read();
+      } finally {
+        this.#db.exec('COMMIT');
+      }
+    });
   }
 
   /** The texts of the members `ids`, in that order; a member a write deleted since is left out (as listJson does). */
@@ -366,20 +364,25 @@ class SqliteStore implements Store {
   }
 
   async get(model: Model, id: number): Promise<Member | null> {
-    const c = this.#byModel.get(model) ?? (await this.#collection(model));
-    this.#writes.commit();
-    // Its stored text, as lists read it: a column that a field's type change left with another
-    // affinity may hold a value converted (text "0123" in a column made for integers is 123).
-    const row = this.#statements.row(c.selectText, [id]);
+    const { c, row } = await this.#textRow(model, id);
     return (row && this.#member(c, row)) ?? null;
   }
 
   async getJson(model: Model, id: number): Promise<{ updated: string; text: string } | null> {
-    const c = this.#byModel.get(model) ?? (await this.#collection(model));
-    this.#writes.commit();
-    const row = this.#statements.row(c.selectText, [id]);
+    const { c, row } = await this.#textRow(model, id);
     const text = row ? this.#memberText(c, row) : '';
     return text === '' ? null : { updated: row![1] as string, text };
+  }
+
+  /**
+   * Member `id`'s row of TEXT_COLUMNS, after committing the open writes, and its collection. Its
+   * stored text, as lists read it: a column that a field's type change left with another affinity
+   * may hold a value converted (text "0123" in a column made for integers is 123).
+   */
+  async #textRow(model: Model, id: number): Promise<{ c: Collection; row: SQLOutputValue[] | undefined }> {
+    const c = this.#byModel.get(model) ?? (await this.#collection(model));
+    this.#writes.commit();
+    return { c, row: this.#statements.row(c.selectText, [id]) };
   }
 
   async insert(model: Model, data: MemberData, updated: string): Promise<Member> {
