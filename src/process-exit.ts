@@ -6,12 +6,18 @@
 // exiting 0 (1 exit in 5 after SIGTERM on a busy machine; the cores show
 // `ivm::IsolateEnvironment::~IsolateEnvironment` and a scavenge on an isolated-vm thread while the
 // main thread was in `exit()`). The stores are closed and every write is durable before this runs.
-// Where `_exit` cannot be called (no glibc, koffi cannot load), it is process.exit().
+// Where `_exit` cannot be called (no glibc, koffi cannot load), it is process.exit(); so it is
+// when Node was asked for a CPU or heap profile (`--cpu-prof`, `--heap-prof`: bench/profile.ts),
+// which Node writes in the teardown that `_exit` skips.
 
 type ExitFn = (code: number) => void;
 
+/** Node writes these profiles when the process ends normally (its environment's cleanup). */
+const PROFILE_FLAG = /(?:^|\s)--(?:cpu|heap)-prof(?=\s|$)/;
+
 async function loadExit(): Promise<ExitFn | null> {
   if (process.platform !== 'linux') return null;
+  if ([...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => PROFILE_FLAG.test(a))) return null;
   try {
     const { default: koffi } = await import('koffi');
     return koffi.load('libc.so.6').func('void _exit(int status)') as unknown as ExitFn;
