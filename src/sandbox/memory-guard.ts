@@ -16,6 +16,7 @@
 //      requests finish) and its supervisor starts another: the primary of `--workers`, or the
 //      container's restart policy.
 
+import { readFileSync } from 'node:fs';
 import type { Logger } from '../exchange/log.ts';
 import { trimNow } from '../malloc-trim.ts';
 import { busySlots, shedIdleIsolates } from './isolate-pool.ts';
@@ -24,12 +25,12 @@ import { busySlots, shedIdleIsolates } from './isolate-pool.ts';
 const SAMPLE_MS = 25;
 
 export interface MemoryGuardOptions {
-  /** The bound, in MiB of resident memory. */
+  /** The bound, in MiB of anonymous resident memory. */
   readonly maxRssMiB: number;
   readonly log: Logger;
   /** How long the process may stay over the bound after its running isolates were disposed, in milliseconds. Default 3000. */
   readonly graceMs?: number;
-  /** Resident memory now, in bytes. Default: the process's. */
+  /** Resident memory now, in bytes. Default: the process's anonymous resident memory (`anonymousRss`). */
   readonly rss?: () => number;
   /** Ends the process when it stays over the bound. */
   readonly endProcess: () => void;
@@ -42,7 +43,7 @@ export interface MemoryGuard {
 export function guardMemory(opts: MemoryGuardOptions): MemoryGuard {
   const bound = opts.maxRssMiB * 1024 * 1024;
   const graceMs = opts.graceMs ?? 3000;
-  const rss = opts.rss ?? (() => process.memoryUsage.rss());
+  const rss = opts.rss ?? anonymousRss;
   /** When the process was first seen over the bound in the current breach. */
   let overSince: number | undefined;
   let ended = false;
@@ -74,4 +75,19 @@ export function guardMemory(opts: MemoryGuardOptions): MemoryGuard {
   }, SAMPLE_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * The process's anonymous resident memory in bytes: `RssAnon` of /proc/self/status (Linux 4.5+),
+ * else, where there is no such line, its whole resident size.
+ */
+export function anonymousRss(): number {
+  let status: string;
+  try {
+    status = readFileSync('/proc/self/status', 'latin1');
+  } catch {
+    return process.memoryUsage.rss();
+  }
+  const kb = /^RssAnon:\s+(\d+) kB/m.exec(status)?.[1];
+  return kb === undefined ? process.memoryUsage.rss() : Number(kb) * 1024;
 }
