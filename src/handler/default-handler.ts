@@ -113,7 +113,7 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   // Members as the store keeps their JSON, when the representation can use it: no objects built.
   const renderTexts = collect ? undefined : rep.renderJsonTexts?.bind(rep);
   type Render = NonNullable<typeof renderTexts>;
-  let source: { texts: AsyncIterable<string>; render: Render } | { members: AsyncIterable<Member> };
+  let source: { texts: AsyncIterable<string> | readonly string[]; render: Render } | { members: AsyncIterable<Member> };
   let total: number | undefined;
   /** `updated` of the newest match, for a representation that needs it; null: no match. */
   let newest: string | null | undefined;
@@ -121,11 +121,11 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
     // A page and its total, read together by a store that can.
     const withTotal = renderTexts ? await store.pageJson?.(model, query, read) : undefined;
     if (renderTexts && withTotal) {
-      source = { texts: each(withTotal.texts), render: renderTexts };
+      source = { texts: withTotal.texts, render: renderTexts };
       total = withTotal.total;
     } else if (renderTexts) {
       const page = await readPage(store.listJson(model, query, read), query.start, query.count);
-      source = { texts: each(page.items), render: renderTexts };
+      source = { texts: page.items, render: renderTexts };
       total = page.total;
     } else {
       const page = await readPage(store.list(model, query, read), query.start, query.count);
@@ -158,7 +158,7 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
 
   // Past its bound the collector lets go of what it held; the members still stream to the client.
   const collected = collect ? new ResultCollector(ex.limits.maxResultBytes) : undefined;
-  let chunks: AsyncIterable<string>;
+  let chunks: AsyncIterable<string> | readonly string[];
   if ('texts' in source) {
     chunks = source.render(ctx, source.texts);
   } else if (collected) {

@@ -62,8 +62,8 @@ export const json: Representation = {
     return jsonArray(texts(members));
   },
 
-  renderJsonTexts(_ctx, texts: AsyncIterable<string>) {
-    return jsonArray(texts);
+  renderJsonTexts(_ctx, texts: AsyncIterable<string> | readonly string[]) {
+    return Array.isArray(texts) ? [`[${texts.join(',')}]`] : jsonArray(texts as AsyncIterable<string>);
   },
 
   renderMember(_ctx, member) {

@@ -40,9 +40,10 @@ export interface Representation {
   /**
    * Renders a list from each member's JSON text (`Store.listJson`), for a representation that
    * embeds members as JSON: a store that keeps that text with each member builds no objects for a
-   * page. Same output as `renderCollection` of the same members.
+   * page. Same output as `renderCollection` of the same members. A page read whole comes as an
+   * array, and is rendered in one piece, with no promise per member.
    */
-  renderJsonTexts?(ctx: RenderContext, texts: AsyncIterable<string>): AsyncIterable<string>;
+  renderJsonTexts?(ctx: RenderContext, texts: AsyncIterable<string> | readonly string[]): AsyncIterable<string> | readonly string[];
   renderMember(ctx: RenderContext, member: Member): string;
   /** Renders a member from its JSON text (`Store.getJson`), for a representation that is that text: same output as `renderMember`. */
   renderMemberJson?(ctx: RenderContext, text: string): string;
