@@ -6,7 +6,10 @@
 // request varies less from run to run than req/s when a change saves a few microseconds.
 // With AB_B_CHECKOUT=<dir>, server B runs that checkout's svc (e.g. a clone at an older commit,
 // with its own node_modules): two versions of the code side by side. With AB_B_SERVER=<name>,
-// server B is that server of bench/scenarios.ts (e.g. another model or handler).
+// server B is that server of bench/scenarios.ts (e.g. another model or handler). With
+// AB_ALSO=<path> (e.g. 'POST /resources/employees'), a second load of AB_ALSO_CONNECTIONS
+// connections (default 1) runs beside each measured one on the same server: a mixed workload.
+// Its rate is printed too; CPU per request is then the server's CPU over both loads' requests.
 //
 //   node bench/ab.ts '/resources/employees/5' 5 3 svc '' '--max-semi-space-size=16'
 //   AB_B_CHECKOUT=/tmp/base node bench/ab.ts '/resources/employees/5' 5 3 svc '' ''
@@ -35,6 +38,8 @@ const servers = [
   await startServer(`${serverName}-b`, checkoutB ? { ...specB, entry: relative(ROOT, join(checkoutB, specB.entry ?? 'src/cli.ts')) } : specB, { seeds, dataDir: dir, nodeArgs: split(flagsB), log }),
 ];
 const scenario = commandLineScenario(target, serverName, 'ab');
+const also = process.env.AB_ALSO ? commandLineScenario(process.env.AB_ALSO, serverName, 'ab') : undefined;
+const alsoConnections = Number(process.env.AB_ALSO_CONNECTIONS ?? 1);
 const ratios: number[] = [];
 const cpuRatios: number[] = [];
 try {
@@ -49,10 +54,12 @@ try {
     const got: string[] = [];
     for (const i of order) {
       const cpu = cpuOf(servers[i]!.pid);
+      const side = also && runLoad(servers[i]!.url, also, { seconds: Number(seconds), connections: alsoConnections });
       const m = await runLoad(servers[i]!.url, scenario, { seconds: Number(seconds), connections: 32 });
+      const sideM = side ? await side : undefined;
       rates[i] = m.rps;
-      cpus[i] = ((cpuOf(servers[i]!.pid) - cpu) * 1e6) / m.requests;
-      got[i] = `${'AB'[i]} ${Math.round(m.rps)} req/s p50 ${m.p50.toFixed(2)} ms ${cpus[i]!.toFixed(1)} µs CPU/req`;
+      cpus[i] = ((cpuOf(servers[i]!.pid) - cpu) * 1e6) / (m.requests + (sideM?.requests ?? 0));
+      got[i] = `${'AB'[i]} ${Math.round(m.rps)} req/s p50 ${m.p50.toFixed(2)} ms${sideM ? ` (+${Math.round(sideM.rps)} req/s beside)` : ''} ${cpus[i]!.toFixed(1)} µs CPU/req`;
     }
     ratios.push(rates[1]! / rates[0]!);
     cpuRatios.push(cpus[1]! / cpus[0]!);

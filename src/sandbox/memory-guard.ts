@@ -3,8 +3,11 @@
 // An isolate's `memoryLimit` is soft (isolated-vm's own documentation): V8 checks it between
 // allocations, so one large allocation (a 240 MB array filled in one call, a 500 MB string
 // flattened) passes it before the isolate is stopped, and the thread of a disposed isolate may go
-// on allocating inside a long native call. The process's resident memory is what the machine
-// feels, so it is what this guard bounds: sampled every SAMPLE_MS, and over the bound
+// on allocating inside a long native call. The process's anonymous resident memory (its heaps,
+// V8's and the C library's, and thread stacks: what only it holds, and the kernel cannot take back
+// without swap) is what the machine feels, so it is what this guard bounds. Pages of mapped files
+// (Node's own code, shared libraries) do not count: they are the kernel's file cache, shared and
+// reclaimable, and no handler can grow them. Sampled every SAMPLE_MS; over the bound
 //   1. every isolate whose thread is running handler code is disposed (only running code can
 //      allocate): those requests are 503 `handler-memory-limit`; and every idle isolate of every
 //      app is disposed too (no request is affected; an app gets a new one on its next request),

@@ -25,18 +25,6 @@ export function sqlitePath(uri: string, name: string): string {
   return join(dirname(path), `${basename(path, ext)}.${name}${ext}`);
 }
 
-/**
- * How much of a database file its store's connection (and the writer's) reads through a memory
- * map rather than read() calls: SQLite then reads a page where it lies in the kernel's file cache
- * instead of copying it into a cache of its own (https://sqlite.org/mmap.html). A lookup by id in
- * a collection larger than SQLite's page cache (2 MiB) costs about 9% less CPU for the whole
- * request (bench/ab.ts). Writes still go through write() (SQLite's default). The mapped pages
- * count in the process's resident size but not in its anonymous memory, which `--max-rss` bounds
- * (sandbox/memory-guard.ts). The reader threads and streamed lists (openReader) read without a
- * map: a scan reads each page once, in order, and would map the whole file into the process.
- */
-const MMAP_BYTES = 1 << 30;
-
 /** Opens (creating its directory) and configures a database file, or `:memory:`; `deadline` bounds its queries. */
 export function openDatabase(path: string, deadline = new Deadline()): DatabaseSync {
   const file = path !== ':memory:';
@@ -60,7 +48,11 @@ function configure(db: DatabaseSync, file: boolean): void {
     // write survives a crash of the process and of the machine (NORMAL in WAL mode survives a
     // process crash but may lose the last commits on power loss). https://sqlite.org/pragma.html#pragma_synchronous
     db.exec('PRAGMA synchronous = FULL');
-    db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
+    // No memory map (`PRAGMA mmap_size`): a retrieve by id costs 7-9% less CPU with one when
+    // nothing writes, but 4% more with ~100 creates a second beside it (`AB_ALSO='POST
+    // /resources/employees' node bench/ab.ts …`). In WAL mode the first read after any commit
+    // resets the connection's cache and unmaps the whole file (pager.c, pagerBeginReadTransaction),
+    // so each write costs an munmap and the page faults that bring the pages back.
   }
   // The schema holds only our own tables and triggers; never run app functions from it.
   db.exec('PRAGMA trusted_schema = OFF');
