@@ -288,11 +288,11 @@ class SqliteStore implements Store {
     this.#writes.commit();
     return this.#timed(allowance, () => {
       if (this.#db.isTransaction) return read();
-      this.#db.exec('BEGIN');
+      this.#statements.exec('BEGIN');
       try {
         return read();
       } finally {
-        this.#db.exec('COMMIT');
+        this.#statements.exec('COMMIT');
       }
     });
   }
