@@ -96,9 +96,9 @@ export class HttpResponse implements ResponseSink {
   /** Completes the response (committing it if nothing was written). */
   end(chunk?: string): void {
     if (this.#ended) return;
-    // Encoded once: its length is the Content-Length, and the socket takes the bytes as they are.
-    const body = chunk === undefined ? undefined : encode(chunk);
-    const bytes = body === undefined ? 0 : body.length;
+    // Measured once: its length is the Content-Length, and the socket encodes the text as it writes it.
+    const body = chunk === undefined ? undefined : encoding(chunk);
+    const bytes = body === undefined ? 0 : body.bytes;
     // A whole body in one piece: Content-Length rather than chunked encoding (for HEAD, the
     // length GET would send).
     if (chunk !== undefined && !this.#committed && (this.#head || !this.headers.has('content-length'))) {
@@ -107,7 +107,7 @@ export class HttpResponse implements ResponseSink {
     this.commit();
     this.#ended = true;
     this.written += bytes;
-    if (body !== undefined && !this.#head && this.status !== 204 && this.status !== 304) this.#res.end(body);
+    if (body !== undefined && !this.#head && this.status !== 204 && this.status !== 304) this.#res.end(chunk, body.encoding);
     else this.#res.end();
     this.#cutIfStalled();
   }
@@ -163,10 +163,12 @@ export class HttpResponse implements ResponseSink {
 }
 
 /**
- * UTF-8 bytes of `text`. Text that is all ASCII (most JSON: its byte length is its length) is
- * copied byte for byte, about 3× faster than V8's UTF-8 encoder (9 µs for a page of 20 members).
+ * How body `text` goes to the socket as UTF-8, and how many bytes that is. Text that is all ASCII
+ * (most JSON: its byte length is its length) is written byte for byte ('latin1'), about 3× faster
+ * than V8's UTF-8 encoder (9 µs for a page of 20 members); Node copies it straight into the
+ * socket's write, with no Buffer to allocate (1.5 µs for 8 KB) and fill first.
  */
-export function encode(text: string): Buffer {
-  const n = Buffer.byteLength(text);
-  return n === text.length ? Buffer.from(text, 'latin1') : Buffer.from(text);
+export function encoding(text: string): { readonly bytes: number; readonly encoding: 'latin1' | 'utf8' } {
+  const bytes = Buffer.byteLength(text);
+  return { bytes, encoding: bytes === text.length ? 'latin1' : 'utf8' };
 }

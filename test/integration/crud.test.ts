@@ -37,6 +37,24 @@ eachHandlerForm(t, async (t, delegate) => {
     t.notOk('note' in body, 'absent fields are left out');
   });
 
+  t.test('non-ASCII members: the bytes sent are their UTF-8, and Content-Length counts bytes', async (t) => {
+    const note = 'é, 中文 and 😀';
+    const posted = await send(url, 'POST', { name: 'Zoë', note });
+    t.equal(posted.status, 201);
+    const created = (await posted.json()) as { id: number };
+    for (const at of [`${url}/${created.id}`, `${url}?count=20&name=Zoë`]) {
+      const res = await fetch(at);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      t.equal(Number(res.headers.get('content-length')), bytes.length, `${at}: Content-Length is the byte count`);
+      t.ok(bytes.length > bytes.toString('utf8').length, 'more bytes than characters');
+      const body = JSON.parse(bytes.toString('utf8'));
+      t.same(Array.isArray(body) ? body.map((m: { note: string }) => m.note) : [body.note], [note], 'the text round-trips');
+      const head = await fetch(at, { method: 'HEAD' });
+      t.equal(head.headers.get('content-length'), res.headers.get('content-length'), 'HEAD declares the same length');
+    }
+    await send(`${url}/${created.id}`, 'DELETE');
+  });
+
   t.test('create without Content-Type is read as JSON; other media types are 415', async (t) => {
     // A byte body makes fetch send no Content-Type at all.
     const res = await fetch(url, { method: 'POST', body: Buffer.from(JSON.stringify({ name: 'NoCT' })) });

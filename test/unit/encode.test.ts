@@ -1,8 +1,17 @@
-// The response body's bytes (src/server/response.ts encode): all-ASCII text is copied byte for
-// byte, any other text goes through the UTF-8 encoder; either way the bytes are UTF-8's.
+// The response body's bytes (src/server/response.ts encoding): all-ASCII text is written byte for
+// byte, any other text through the UTF-8 encoder; either way the bytes are UTF-8's, and their
+// number is the Content-Length.
 
 import t from 'tap';
-import { encode } from '../../src/server/response.ts';
+import { encoding } from '../../src/server/response.ts';
+
+/** The bytes the socket gets for `text`, and the length the response declares. */
+function encode(text: string): Buffer {
+  const { bytes, encoding: as } = encoding(text);
+  const written = Buffer.from(text, as);
+  if (written.length !== bytes) throw new Error(`declared ${bytes} bytes, wrote ${written.length}`);
+  return written;
+}
 
 const TEXTS = [
   '',
