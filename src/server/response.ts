@@ -71,12 +71,13 @@ export class HttpResponse implements ResponseSink {
   async write(chunk: string | Uint8Array): Promise<void> {
     this.commit();
     if (this.#ended || chunk.length === 0) return;
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    this.written += bytes.length;
+    // Text goes as text (see encoding()): Node copies it into the write.
+    const text = typeof chunk === 'string' ? encoding(chunk) : undefined;
+    this.written += text === undefined ? chunk.length : text.bytes;
     if (this.#head || this.status === 204 || this.status === 304) return;
     const res = this.#res;
     if (res.destroyed) return;
-    if (!res.write(bytes)) {
+    if (!(text === undefined ? res.write(chunk) : res.write(chunk, text.encoding))) {
       await new Promise<void>((resolve) => {
         // A client that stops reading must not hold the response (and, for a streamed list, its
         // database statement and read snapshot) forever.
