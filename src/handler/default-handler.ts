@@ -101,10 +101,6 @@ async function readPage<T>(source: AsyncIterable<T>, start: number, count: numbe
   return short ? { items, total: start + items.length } : { items };
 }
 
-async function* each<T>(items: readonly T[]): AsyncIterable<T> {
-  yield* items;
-}
-
 async function list(ex: Exchange, model: Model, collect: boolean): Promise<DelegateResult> {
   const rep = ex.representation;
   const query: Query = parseQuery(model, ex.params, rep.defaultOrder, new Set([`${model.name}Id`]));
@@ -113,7 +109,8 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   // Members as the store keeps their JSON, when the representation can use it: no objects built.
   const renderTexts = collect ? undefined : rep.renderJsonTexts?.bind(rep);
   type Render = NonNullable<typeof renderTexts>;
-  let source: { texts: AsyncIterable<string> | readonly string[]; render: Render } | { members: AsyncIterable<Member> };
+  // A page read whole is an array: rendered in one piece, with no promise per member.
+  let source: { texts: AsyncIterable<string> | readonly string[]; render: Render } | { members: AsyncIterable<Member> | readonly Member[] };
   let total: number | undefined;
   /** `updated` of the newest match, for a representation that needs it; null: no match. */
   let newest: string | null | undefined;
@@ -129,7 +126,7 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
       total = page.total;
     } else {
       const page = await readPage(store.list(model, query, read), query.start, query.count);
-      source = { members: each(page.items) };
+      source = { members: page.items };
       total = page.total;
       // A first page newest first starts with the newest match (or there is none).
       if (rep.needsNewest && query.start === 0 && query.order[0]?.field === 'updated' && query.order[0].desc) newest = page.items[0]?.updated ?? null;
@@ -161,9 +158,12 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   let chunks: AsyncIterable<string> | readonly string[];
   if ('texts' in source) {
     chunks = source.render(ctx, source.texts);
+  } else if (collected && Array.isArray(source.members)) {
+    for (const m of source.members.slice(0, MAX_COLLECTED)) collected.add(m);
+    chunks = rep.renderCollection(ctx, source.members);
   } else if (collected) {
     let count = 0;
-    const members = source.members;
+    const members = source.members as AsyncIterable<Member>;
     chunks = rep.renderCollection(ctx, (async function* () {
       for await (const m of members) {
         if (count++ < MAX_COLLECTED) collected.add(m);

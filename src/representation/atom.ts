@@ -68,6 +68,19 @@ function feedHead(ctx: RenderContext): string {
   return `${out}<id>${url}</id><updated>${escapeXml(ctx.newest || new Date().toISOString())}</updated>`;
 }
 
+/** A feed of `members` as they come, in chunks of CHUNK_SIZE. */
+async function* feed(ctx: RenderContext, shape: EntryShape, members: AsyncIterable<Member>): AsyncIterable<string> {
+  let buf = feedHead(ctx);
+  for await (const m of members) {
+    buf += entry(shape, ctx.collectionUrl, m);
+    if (buf.length >= CHUNK_SIZE) {
+      yield buf;
+      buf = '';
+    }
+  }
+  yield buf + '</feed>';
+}
+
 export const atom: Representation = {
   name: 'atom',
   mediaType: 'application/atom+xml',
@@ -77,17 +90,14 @@ export const atom: Representation = {
   defaultOrder: [{ field: 'updated', desc: true }],
   needsNewest: true,
 
-  async *renderCollection(ctx, members) {
+  renderCollection(ctx, members) {
     const shape = shapeOf(ctx.model);
-    let buf = feedHead(ctx);
-    for await (const m of members) {
-      buf += entry(shape, ctx.collectionUrl, m);
-      if (buf.length >= CHUNK_SIZE) {
-        yield buf;
-        buf = '';
-      }
+    if (Array.isArray(members)) {
+      let buf = feedHead(ctx);
+      for (const m of members as readonly Member[]) buf += entry(shape, ctx.collectionUrl, m);
+      return [buf + '</feed>'];
     }
-    yield buf + '</feed>';
+    return feed(ctx, shape, members as AsyncIterable<Member>);
   },
 
   renderMember(ctx, member) {

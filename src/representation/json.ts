@@ -58,8 +58,8 @@ export const json: Representation = {
   defaultOrder: [],
   needsNewest: false,
 
-  renderCollection(_ctx, members: AsyncIterable<Member>) {
-    return jsonArray(texts(members));
+  renderCollection(_ctx, members: AsyncIterable<Member> | readonly Member[]) {
+    return Array.isArray(members) ? [JSON.stringify(members)] : jsonArray(texts(members as AsyncIterable<Member>));
   },
 
   renderJsonTexts(_ctx, texts: AsyncIterable<string> | readonly string[]) {

@@ -34,9 +34,10 @@ export interface Representation {
   readonly needsNewest: boolean;
   /**
    * Renders a list as chunks, so that a large list streams: the caller writes each chunk and
-   * waits for the socket to drain. `members` is consumed exactly once.
+   * waits for the socket to drain. `members` is consumed exactly once. A page read whole comes as
+   * an array, and is rendered in one piece, with no promise per member.
    */
-  renderCollection(ctx: RenderContext, members: AsyncIterable<Member>): AsyncIterable<string>;
+  renderCollection(ctx: RenderContext, members: AsyncIterable<Member> | readonly Member[]): AsyncIterable<string> | readonly string[];
   /**
    * Renders a list from each member's JSON text (`Store.listJson`), for a representation that
    * embeds members as JSON: a store that keeps that text with each member builds no objects for a

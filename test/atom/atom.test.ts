@@ -5,6 +5,7 @@ import { SvcError } from '../../src/errors.ts';
 import type { Member } from '../../src/model/types.ts';
 import { validateUpdate } from '../../src/model/validate.ts';
 import { atom, templateErrors } from '../../src/representation/atom.ts';
+import { json } from '../../src/representation/json.ts';
 import { consumeAtom } from '../helpers/atom-consumer.ts';
 import { COLLECTION_URL, ctxOf, employees, entryBody, fullMember, iterate, model, rejectsAtom, renderFeed } from '../helpers/atom-fixtures.ts';
 
@@ -182,6 +183,19 @@ t.test('a small feed is a single chunk: a first page costs one write', async (t)
   const chunks: string[] = [];
   for await (const c of atom.renderCollection(ctxOf(employees), iterate([fullMember(1), fullMember(2)]))) chunks.push(c);
   t.equal(chunks.length, 1);
+});
+
+t.test('a page given as an array is the same feed as its members one by one, in one chunk (JSON too)', async (t) => {
+  const members = [fullMember(1), fullMember(2, { name: 'Zoë <&> "x"' }), fullMember(3)];
+  const ctx = ctxOf(employees, { newest: '2024-05-06T07:08:09.123Z', links: { first: `${COLLECTION_URL}?count=3`, next: `${COLLECTION_URL}?start=3&count=3` } });
+  for (const rep of [atom, json]) {
+    let streamed = '';
+    for await (const c of rep.renderCollection(ctx, iterate(members))) streamed += c;
+    const whole = rep.renderCollection(ctx, members);
+    t.ok(Array.isArray(whole), `${rep.name}: an array of chunks, rendered at once`);
+    t.same(whole, [streamed], `${rep.name}: the same text`);
+  }
+  t.same(JSON.parse((json.renderJsonTexts!(ctx, members.map((m) => JSON.stringify(m))) as string[]).join('')), members, 'JSON from texts too');
 });
 
 t.test('customisation: every key, both template syntaxes', async (t) => {
