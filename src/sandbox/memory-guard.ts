@@ -88,6 +88,7 @@ export function guardMemory(opts: MemoryGuardOptions): MemoryGuard {
  * no statm, the whole resident size.
  */
 export function anonymousRss(): number {
+  if (statm === null) return process.memoryUsage.rss();
   try {
     statm ??= { fd: openSync('/proc/self/statm', 'r'), buffer: Buffer.alloc(256) };
     const n = readSync(statm.fd, statm.buffer, 0, statm.buffer.length, 0);
@@ -98,9 +99,10 @@ export function anonymousRss(): number {
       return (resident! - shared!) * pageSize;
     }
   } catch {
-    // no /proc here
+    statm ??= null; // no /proc here: not tried again
   }
   return process.memoryUsage.rss();
 }
-let statm: { readonly fd: number; readonly buffer: Buffer } | undefined;
+/** The open statm file; null where there is none. */
+let statm: { readonly fd: number; readonly buffer: Buffer } | null | undefined;
 let pageSize: number | undefined;
