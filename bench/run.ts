@@ -197,22 +197,26 @@ async function main(): Promise<void> {
       const self0 = process.cpuUsage();
       const t0 = performance.now();
       const opts = { ...load, ...(s.connections ? { connections: s.connections } : {}) };
-      const measured = await runLoad(servers.get(s.server)!.url, s, warmup ? { ...opts, seconds: config.warmup } : opts);
+      const url = servers.get(s.server)!.url;
+      const seconds0 = warmup ? config.warmup : opts.seconds;
+      const beside = s.beside && runLoad(url, { ...s.beside, name: `${s.name} (beside)`, server: s.server, group: s.group }, { ...opts, seconds: seconds0, connections: s.beside.connections ?? 1 });
+      const measured = await runLoad(url, s, { ...opts, seconds: seconds0 });
+      const besideM = beside ? await beside : undefined;
       const seconds = (performance.now() - t0) / 1000;
       lastLoaded.set(s.server, performance.now());
       const server = cpuOf(pid) - cpu0;
       const self = process.cpuUsage(self0);
       const others = machineBusy() - busy0 - server - (self.user + self.system) / 1e6;
       const m: Measured = { ...measured, serverCpu: server / seconds, otherCpu: Math.max(0, others) / seconds };
-      if (m.errors > 0) {
-        o.failed = `${m.errors} errors; first: ${m.error}`;
+      if (m.errors > 0 || (besideM?.errors ?? 0) > 0) {
+        o.failed = m.errors > 0 ? `${m.errors} errors; first: ${m.error}` : `${besideM!.errors} errors beside; first: ${besideM!.error}`;
         log(`${s.name}: FAILED: ${o.failed}\n${servers.get(s.server)!.stderr()}`);
         return undefined;
       }
       if (!warmup) {
         o.runs.push(m);
         log(
-          `  ${s.name}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms ` +
+          `  ${s.name}: ${m.rps.toFixed(0)} req/s${besideM ? ` (${besideM.rps.toFixed(0)} req/s beside)` : ''}, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms ` +
             `(CPU: server ${m.serverCpu!.toFixed(2)}, bench ${m.clientCpu.toFixed(2)}, others ${m.otherCpu!.toFixed(2)} cores)`,
         );
       }
