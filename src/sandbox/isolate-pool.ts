@@ -58,6 +58,22 @@ export function busySlots(): Slot[] {
   return [...busy];
 }
 
+/** Whether any isolate's thread is running something now. */
+export function anyBusy(): boolean {
+  return busy.size > 0;
+}
+
+const firstBusyListeners = new Set<() => void>();
+
+/**
+ * `fn` is called whenever an isolate's thread starts running while no other was (src/sandbox/memory-guard.ts);
+ * the function returned stops that.
+ */
+export function whenFirstBusy(fn: () => void): () => void {
+  firstBusyListeners.add(fn);
+  return () => firstBusyListeners.delete(fn);
+}
+
 /** The pools of every app of the process that are not closed. */
 const pools = new Set<Pool>();
 
@@ -203,7 +219,10 @@ export class Slot {
    * host disposes the isolate (a limit broken), without waiting for the thread to stop.
    */
   run(id: number, requestJson: string, token: number): Promise<unknown> {
-    if (this.#busy++ === 0) busy.add(this);
+    if (this.#busy++ === 0) {
+      busy.add(this);
+      if (busy.size === 1) for (const fn of firstBusyListeners) fn();
+    }
     const ran = this.api.run.apply(undefined, [id, requestJson, token]);
     return new Promise((resolve, reject) => {
       this.#abandon.add(reject);

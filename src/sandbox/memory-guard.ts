@@ -7,7 +7,10 @@
 // V8's and the C library's, and thread stacks: what only it holds, and the kernel cannot take back
 // without swap) is what the machine feels, so it is what this guard bounds. Pages of mapped files
 // (Node's own code, shared libraries) do not count: they are the kernel's file cache, shared and
-// reclaimable, and no handler can grow them. Sampled every SAMPLE_MS; over the bound
+// reclaimable, and no handler can grow them. Sampled every SAMPLE_MS while an isolate's thread
+// runs or the process is over the bound, else every IDLE_SAMPLE_MS (an idle server is not woken
+// 40 times a second for nothing; the first isolate thread to start brings the fast pace back at
+// once). Over the bound
 //   1. every isolate whose thread is running handler code is disposed (only running code can
 //      allocate): those requests are 503 `handler-memory-limit`; and every idle isolate of every
 //      app is disposed too (no request is affected; an app gets a new one on its next request),
@@ -22,10 +25,12 @@
 import { openSync, readSync } from 'node:fs';
 import type { Logger } from '../exchange/log.ts';
 import { trimNow } from '../malloc-trim.ts';
-import { busySlots, shedIdleIsolates } from './isolate-pool.ts';
+import { anyBusy, busySlots, shedIdleIsolates, whenFirstBusy } from './isolate-pool.ts';
 
-/** How often resident memory is read, in milliseconds (a read costs microseconds). */
+/** How often resident memory is read while handler code may be allocating, in milliseconds (a read costs microseconds). */
 const SAMPLE_MS = 25;
+/** How often it is read while no isolate's thread runs and the process is within the bound. */
+const IDLE_SAMPLE_MS = 1000;
 
 export interface MemoryGuardOptions {
   /** The bound, in MiB of anonymous resident memory. */
@@ -50,7 +55,23 @@ export function guardMemory(opts: MemoryGuardOptions): MemoryGuard {
   /** When the process was first seen over the bound in the current breach. */
   let overSince: number | undefined;
   let ended = false;
-  const timer = setInterval(() => {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  /** Whether the pending sample is the fast one. */
+  let fast = false;
+  const schedule = (ms: number): void => {
+    clearTimeout(timer);
+    fast = ms === SAMPLE_MS;
+    timer = setTimeout(sample, ms);
+    // A sample never keeps the process alive.
+    timer.unref();
+  };
+  const sample = (): void => {
+    if (stopped) return;
+    check();
+    schedule(anyBusy() || overSince !== undefined ? SAMPLE_MS : IDLE_SAMPLE_MS);
+  };
+  const check = (): void => {
     const now = rss();
     if (now <= bound) {
       overSince = undefined;
@@ -75,9 +96,18 @@ export function guardMemory(opts: MemoryGuardOptions): MemoryGuard {
       opts.log.error(`FATAL: memory: the process still holds ${mib} MiB, over --max-rss ${opts.maxRssMiB} MiB, ${graceMs} ms after stopping its handlers; ending it so that it is restarted`);
       opts.endProcess();
     }
-  }, SAMPLE_MS);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  };
+  const unlisten = whenFirstBusy(() => {
+    if (!fast && !stopped) schedule(SAMPLE_MS);
+  });
+  schedule(anyBusy() ? SAMPLE_MS : IDLE_SAMPLE_MS);
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+      unlisten();
+    },
+  };
 }
 
 /**

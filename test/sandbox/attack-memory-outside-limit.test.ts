@@ -93,6 +93,38 @@ t.test('over --max-rss the running handlers are stopped (503), idle apps serve o
   t.equal(ended, 1, 'endProcess is called once');
 });
 
+t.test('memory is read every 25 ms while an isolate thread runs, once a second while none does', async (t) => {
+  // The test before leaves its stopped isolate's thread to end by itself.
+  while (busySlots().length > 0) await new Promise((r) => setTimeout(r, 10));
+  let over = false;
+  let sampled: (() => void) | undefined;
+  const nextSample = () => new Promise<void>((resolve) => (sampled = resolve));
+  const rss = () => {
+    sampled?.();
+    return (over ? 600 : 100) * 1024 * 1024;
+  };
+  const created = performance.now();
+  const first = nextSample();
+  const guard = guardMemory({ maxRssMiB: 500, graceMs: 60_000, log: new Logger(textSink(() => {})), rss, endProcess: () => t.fail('the process is not ended') });
+  t.teardown(() => guard.stop());
+  await first;
+  // A timer never fires early (a loaded machine only makes it late).
+  t.ok(performance.now() - created >= 900, `the first sample with no handler running came after ${Math.round(performance.now() - created)} ms`);
+  // The next idle sample is a second away: a handler that starts now brings one at once.
+  const second = nextSample();
+  const spinning = fetch(s.at('/resources/spin'));
+  while (!busySlots().some((slot) => !slot.disposed)) await new Promise((r) => setImmediate(r));
+  const busyAt = performance.now();
+  await second;
+  t.ok(performance.now() - busyAt < 500, `sampled ${Math.round(performance.now() - busyAt)} ms after a handler began to run`);
+  // And a handler over the bound is still stopped.
+  over = true;
+  const res = await spinning;
+  t.equal(res.status, 503);
+  t.match(await body(res), { code: 'handler-memory-limit' });
+  over = false;
+});
+
 t.test('a breached request is answered at once, while its native call still runs; the busy thread counts against the app', async (t) => {
   // Holey dictionary elements: fill() runs element by element in one native call, for seconds.
   const f = await sandboxServer({ models: { fill: PEOPLE }, resources: { 'fill.ts': list("new Array(1e8).fill(0);\necho('filled');") } }, { limits: { cpuLimitMs: 100, maxIsolates: 1 } });
