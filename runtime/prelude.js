@@ -232,6 +232,7 @@ const VIEWS = { json: 'JSON', error: 'error' };
 // Framing and hop-by-hop headers belong to the server (SERVER_HEADERS in src/sandbox/guest.ts: a
 // handler's content-length would let its output smuggle a second response onto the connection).
 const SERVER_HEADERS = new Set(CONFIG.serverHeaders);
+const MAX_HEADERS = CONFIG.maxHeaders; // response headers the host sends
 
 function checkKey(key, fn) {
   if (typeof key !== 'string') throw new TypeErrorCtor(`${fn}: the key must be a string, not ${describeType(key)}`);
@@ -343,6 +344,7 @@ function zput(key, value) {
     if (SERVER_HEADERS.has(name)) throw new TypeErrorCtor(`${what}: the server sets ${name}; a handler cannot`);
     const text = scalarText(value, what);
     if (!HEADER_VALUE.test(text)) throw new TypeErrorCtor(`${what}: a header value cannot contain control characters such as CR or LF`);
+    if (!r.headersOut.has(name) && r.headersOut.size >= MAX_HEADERS) throw new TypeErrorCtor(`${what}: a response has at most ${MAX_HEADERS} headers`);
     r.headersOut.set(name, text);
     return;
   }

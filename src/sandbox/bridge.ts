@@ -12,7 +12,7 @@ import ivm from 'isolated-vm';
 import type { Exchange } from '../exchange/exchange.ts';
 import { JsonText } from '../handler/default-handler.ts';
 import { EVENTS, handlerName } from '../routing/events.ts';
-import { GuestError, HEADER_NAME, HEADER_VALUE, malformed, MAX_LOG_CHARS, MAX_LOG_LINES, outputCap, parseGuestJson, SERVER_HEADERS, type Call } from './guest.ts';
+import { GuestError, HEADER_NAME, HEADER_VALUE, malformed, MAX_HEADERS, MAX_LOG_CHARS, MAX_LOG_LINES, outputCap, parseGuestJson, SERVER_HEADERS, type Call } from './guest.ts';
 import { OPS } from './ops/index.ts';
 
 const PRELUDE = readFileSync(new URL('../../runtime/prelude.js', import.meta.url), 'utf8');
@@ -31,6 +31,7 @@ const CONFIG = JSON.stringify({
   serverHeaders: [...SERVER_HEADERS],
   headerName: HEADER_NAME.source,
   headerValue: HEADER_VALUE.source,
+  maxHeaders: MAX_HEADERS,
   maxLogLines: MAX_LOG_LINES,
   maxLogChars: MAX_LOG_CHARS,
 });
@@ -95,6 +96,7 @@ function createHostCall(calls: CallRegistry) {
     const done = perform(call, op, payloadText, text);
     // delegate() is sent one-way (runtime/prelude.js): its reply is kept for `delegated` and for the end of the request.
     if (op === 'delegate') call.ending = done;
+    if (op === 'delegate' || op === 'send') call.oneWay = done;
     return done;
   };
 }
@@ -108,6 +110,9 @@ async function perform(call: Call, op: unknown, payloadText: unknown, text: unkn
   if (!oneWay) call.hostSince = started;
   try {
     if (call.closed && op !== 'finish') throw new GuestError('svc: this request was already answered');
+    // After a refused one-way call, the handler's next call throws its error (`delegated` returns
+    // it as the delegate's result); it may still log, and report how it ended.
+    if (call.refused && op !== 'finish' && op !== 'delegated' && op !== 'log') throw call.refused;
     if (typeof op !== 'string' || !Object.hasOwn(OPS, op)) throw malformed('operation');
     if (typeof payloadText !== 'string') throw malformed('payload');
     if (payloadText.length > MAX_PAYLOAD_CHARS) throw new GuestError(`svc: the data of this call is over ${MAX_PAYLOAD_CHARS} characters as JSON`);
@@ -119,9 +124,15 @@ async function perform(call: Call, op: unknown, payloadText: unknown, text: unkn
     const value = await OPS[op]!(call, payload, text);
     return value instanceof JsonText ? `{"value":${value.text}}` : JSON.stringify({ value: value ?? null });
   } catch (err) {
-    if (err instanceof GuestError) return reply(err, call.closed);
-    call.ex.log.error(`runtime call ${String(op)} failed: ${(err as Error)?.stack ?? String(err)}`);
-    return reply(new GuestError('svc: the server could not complete this call'));
+    let error: GuestError;
+    if (err instanceof GuestError) error = err;
+    else {
+      call.ex.log.error(`runtime call ${String(op)} failed: ${(err as Error)?.stack ?? String(err)}`);
+      error = new GuestError('svc: the server could not complete this call');
+    }
+    // Nobody waits for a one-way call's reply: its failure is kept for the handler's next call and the request's end.
+    if (oneWay && !call.closed) call.refused ??= error;
+    return reply(error, call.closed);
   } finally {
     if (!oneWay) {
       call.hostMs += performance.now() - started;

@@ -77,6 +77,7 @@ async function serve(slot: Slot, artifact: Compiled, ex: Exchange, ran: () => vo
   }
   call.closed = true;
   await call.ending;
+  await call.oneWay;
 
   let outcome: Outcome;
   if (returned === '"pending"') {
@@ -91,6 +92,8 @@ async function serve(slot: Slot, artifact: Compiled, ex: Exchange, ran: () => vo
       outcome = { error: { name: 'Error', message: 'the handler runtime returned a malformed outcome' } };
     }
   }
+  // A delegate() or echo() the host refused after the handler went on without waiting for it.
+  if (!outcome.error && call.refused) outcome = { ...outcome, error: { name: call.refused.type, message: call.refused.message } };
   finish(ex, outcome, artifact);
 }
 

@@ -12,7 +12,7 @@ import { EVENTS, type EventName } from '../routing/events.ts';
 /** The most levels of nesting accepted in guest JSON. */
 const MAX_DEPTH = 128;
 /** The most response headers a handler may set. */
-const MAX_HEADERS = 200;
+export const MAX_HEADERS = 200;
 /**
  * Console output one request may log: more is dropped, with one line saying so, so that a request
  * cannot flood the log (and the disk under it). The prelude stops calling the host at the same numbers.
@@ -56,6 +56,13 @@ export interface Call {
    * performed while the isolate goes on: the request ends only after it.
    */
   ending?: Promise<string>;
+  /** The last call sent one-way (`send` or `delegate`): the request ends only after it. */
+  oneWay?: Promise<string>;
+  /**
+   * The first one-way call the host refused. It is the handler's failure: its next runtime call
+   * throws it, and the request ends as a handler error even if the handler caught that.
+   */
+  refused?: GuestError;
   /** The outcome an async handler reported through `finish`. */
   finished?: Outcome;
   /** The isolate began running it (it may have waited behind other requests). */
