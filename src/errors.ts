@@ -11,8 +11,8 @@ export interface CatalogueEntry {
 
 export const CATALOGUE = {
   // 400: the request is wrong
-  'invalid-json': { status: 400, title: 'Bad Request', fix: 'Send a well-formed JSON object as the body.' },
-  'invalid-atom': { status: 400, title: 'Bad Request', fix: 'Send one well-formed Atom entry (no feed, DOCTYPE or entities beyond the five predefined ones).' },
+  'invalid-json': { status: 400, title: 'Bad Request', fix: 'Send a well-formed JSON object, in UTF-8, as the body.' },
+  'invalid-atom': { status: 400, title: 'Bad Request', fix: 'Send one well-formed Atom entry in UTF-8 (no feed, DOCTYPE or entities beyond the five predefined ones).' },
   'invalid-member': { status: 400, title: 'Bad Request', fix: 'Correct the fields listed in `errors`: unknown fields, wrong types, over-long strings, malformed dates, missing required fields.' },
   'invalid-query': { status: 400, title: 'Bad Request', fix: 'Correct the query parameters listed in `errors`.' },
   'invalid-header': { status: 400, title: 'Bad Request', fix: 'Correct the request header named in `detail`.' },
@@ -27,7 +27,7 @@ export const CATALOGUE = {
   'precondition-failed': { status: 412, title: 'Precondition Failed', fix: 'The member changed since you read it: GET it again and retry with the new ETag.' },
   'body-too-large': { status: 413, title: 'Content Too Large', fix: 'Send a smaller body, or raise --max-body on the server.' },
   'uri-too-long': { status: 414, title: 'URI Too Long', fix: 'Shorten the URL (query string included), or raise --max-url on the server.' },
-  'unsupported-media-type': { status: 415, title: 'Unsupported Media Type', fix: 'Send Content-Type application/json or application/atom+xml.' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported Media Type', fix: 'Send Content-Type application/json or application/atom+xml, with no charset other than utf-8.' },
   // 5xx: the server or the handler
   'internal-error': { status: 500, title: 'Internal Server Error', fix: 'A bug in the server: the log has the details.' },
   'app-settings-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the app\'s svc.json as `detail` says (its JSON Schema is runtime/svc-settings.schema.json).' },

@@ -87,6 +87,7 @@ export const atom: Representation = {
   // One content type for feeds and entries: RFC 5023's type=entry|feed parameter is optional,
   // and the seam has a single content type per representation.
   contentType: 'application/atom+xml; charset=utf-8',
+  bodyError: 'invalid-atom',
   defaultOrder: [{ field: 'updated', desc: true }],
   needsNewest: true,
 

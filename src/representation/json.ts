@@ -55,6 +55,7 @@ export const json: Representation = {
   name: 'json',
   mediaType: 'application/json',
   contentType: 'application/json; charset=utf-8',
+  bodyError: 'invalid-json',
   defaultOrder: [],
   needsNewest: false,
 

@@ -50,4 +50,6 @@ export interface Representation {
   renderMemberJson?(ctx: RenderContext, text: string): string;
   /** Parses a request body; throws SvcError (`invalid-json`, `invalid-atom`) when it cannot. */
   parseMember(body: string, model: Model): ParsedBody;
+  /** The problem code of a body it cannot read (a body that is not UTF-8, too). */
+  readonly bodyError: 'invalid-json' | 'invalid-atom';
 }

@@ -16,7 +16,7 @@ import { negotiate } from '../representation/negotiate.ts';
 import { allowHeader, EVENTS, isMemberEvent } from '../routing/events.ts';
 import { openApiDocument } from '../routing/openapi.ts';
 import { route, type OpsEndpoint } from '../routing/route.ts';
-import { readBody } from './body.ts';
+import { otherCharset, readBody, utf8Text } from './body.ts';
 import type { Metrics } from './metrics.ts';
 import { HttpResponse } from './response.ts';
 
@@ -223,7 +223,13 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       if (!reader) {
         throw new SvcError('unsupported-media-type', `Content-Type ${mediaType} is not accepted; send ${REPRESENTATIONS.map((x) => x.mediaType).join(' or ')}.`);
       }
-      const parsed = reader.parseMember(rawBody.toString('utf8'), model);
+      const charset = otherCharset(req.headers['content-type']);
+      if (charset !== undefined) {
+        throw new SvcError('unsupported-media-type', `Content-Type charset ${JSON.stringify(charset)} is not accepted: send the body in UTF-8 (charset=utf-8, or no charset).`);
+      }
+      const text = utf8Text(rawBody);
+      if (text === undefined) throw new SvcError(reader.bodyError, 'The body is not valid UTF-8: send it encoded in UTF-8.');
+      const parsed = reader.parseMember(text, model);
       // Values read as text (Atom) are typed by the model now: a handler sees numbers as numbers.
       body = parsed.text ? typeFromText(model, parsed.values) : parsed.values;
     }

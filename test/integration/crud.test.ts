@@ -76,6 +76,32 @@ eachHandlerForm(t, async (t, delegate) => {
     }
   });
 
+  t.test('a body that is not UTF-8 is refused, never stored with replacement characters', async (t) => {
+    const before = (await (await fetch(url)).json() as unknown[]).length;
+    const bytes = (hex: string) => Buffer.from(hex.replace(/ /g, ''), 'hex');
+    // {"name":"ok<C3>"} (a cut sequence), {"name":"<ED A0 80>"} (an encoded surrogate), {"name":"caf<E9>"} (Latin-1)
+    for (const body of [Buffer.concat([Buffer.from('{"name":"ok'), bytes('c3'), Buffer.from('"}')]), Buffer.concat([Buffer.from('{"name":"'), bytes('ed a0 80'), Buffer.from('"}')]), Buffer.concat([Buffer.from('{"name":"caf'), bytes('e9'), Buffer.from('"}')])]) {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      t.equal(res.status, 400, body.toString('hex'));
+      t.match(await res.json(), { code: 'invalid-json', detail: /not valid UTF-8/ });
+    }
+    const entry = Buffer.concat([Buffer.from('<entry xmlns="http://www.w3.org/2005/Atom"><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><dl><dt>name</dt><dd>a'), bytes('ff'), Buffer.from('b</dd></dl></div></content></entry>')]);
+    const atom = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/atom+xml' }, body: entry });
+    t.equal(atom.status, 400);
+    t.match(await atom.json(), { code: 'invalid-atom', detail: /not valid UTF-8/ });
+    // Another charset declared is refused as such, even for text that would also be UTF-8.
+    const latin1 = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json; charset=ISO-8859-1' }, body: '{"name":"cafe"}' });
+    t.equal(latin1.status, 415);
+    t.match(await latin1.json(), { code: 'unsupported-media-type', detail: /charset "iso-8859-1" is not accepted/ });
+    t.equal((await (await fetch(url)).json() as unknown[]).length, before, 'nothing stored');
+    // UTF-8 (declared or not, with a byte order mark or not) is read as before.
+    for (const [type, body] of [['application/json; charset="UTF-8"', '{"name":"café"}'], ['application/json', '\ufeff{"name":"中文"}']]) {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': type! }, body });
+      t.equal(res.status, 201, type);
+      t.equal((await res.json() as { name: string }).name, body!.replace('\ufeff', '').slice(9, -2));
+    }
+  });
+
   t.test('validation names every offending field', async (t) => {
     const res = await send(url, 'POST', { age: 1.5, score: 'high', name: 'x'.repeat(11), born: '2023-02-29', seen: '2024-01-01T00:00:00', active: 'yes', extra: 1 });
     t.equal(res.status, 400);
