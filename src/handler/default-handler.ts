@@ -144,8 +144,9 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   if (paged) {
     const { start, count } = query;
     links.first = pageUrl(ex, 0, count);
-    if (count !== undefined && start + count < total) links.next = pageUrl(ex, start + count, count);
-    if (start > 0) links.prev = pageUrl(ex, count === undefined ? 0 : Math.max(0, start - count), count);
+    // A page of count=0 has no neighbours: its next and prev would be itself.
+    if (count !== undefined && count > 0 && start + count < total) links.next = pageUrl(ex, start + count, count);
+    if (start > 0 && count !== 0) links.prev = pageUrl(ex, count === undefined ? 0 : Math.max(0, start - count), count);
     ex.res.setHeader('link', Object.entries(links).map(([rel, url]) => `<${url}>; rel="${rel}"`).join(', '));
   }
   ex.res.setStatus(200);

@@ -116,6 +116,12 @@ eachHandlerForm(t, async (t, delegate) => {
     const first = (await fetch(`${url}?start=0&count=5`)).headers.get('link')!;
     t.match(first, /start=5&count=5>; rel="next"/);
     t.notMatch(first, /rel="prev"/);
+    // Pages of no members have no neighbours: a client following `next` would get the same URL forever.
+    for (const q of ['count=0', 'start=2&count=0']) {
+      const none = (await fetch(`${url}?${q}`)).headers.get('link')!;
+      t.match(none, /rel="first"/, q);
+      t.notMatch(none, /rel="(next|prev)"/, q);
+    }
     const empty = await fetch(server.at('/resources/empty'));
     t.equal(empty.headers.get('x-total-count'), '0');
     t.same(await empty.json() as any, []);
