@@ -24,6 +24,9 @@ const PRELUDE = readFileSync(new URL('../../runtime/prelude.js', import.meta.url
  */
 const MAX_PAYLOAD_CHARS = 4 * 1024 * 1024;
 
+/** The calls the prelude sends one-way (`applyIgnored`): no reply is read, unless the handler asks (`delegated`). */
+const ONE_WAY: ReadonlySet<unknown> = new Set(['send', 'delegate']);
+
 /** What the prelude is told: the rules it checks on the guest's side, defined once (guest.ts). */
 const CONFIG = JSON.stringify({
   events: EVENTS,
@@ -94,9 +97,9 @@ function createHostCall(calls: CallRegistry) {
       return '';
     }
     const done = perform(call, op, payloadText, text);
-    // delegate() is sent one-way (runtime/prelude.js): its reply is kept for `delegated` and for the end of the request.
+    // delegate() is sent one-way (runtime/prelude.js): its reply is kept for `delegated`.
     if (op === 'delegate') call.ending = done;
-    if (op === 'delegate' || op === 'send') call.oneWay = done;
+    if (ONE_WAY.has(op)) call.oneWay = done;
     return done;
   };
 }
@@ -105,7 +108,7 @@ function createHostCall(calls: CallRegistry) {
 async function perform(call: Call, op: unknown, payloadText: unknown, text: unknown): Promise<string> {
   // A one-way call does not hold the handler up: its time is not the host's (a handler that then
   // waits for a delegate's result does so in a `delegated` call, which counts).
-  const oneWay = op === 'send' || op === 'delegate';
+  const oneWay = ONE_WAY.has(op);
   const started = performance.now();
   if (!oneWay) call.hostSince = started;
   try {

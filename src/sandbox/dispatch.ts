@@ -76,7 +76,6 @@ async function serve(slot: Slot, artifact: Compiled, ex: Exchange, ran: () => vo
     slot.finished(call);
   }
   call.closed = true;
-  await call.ending;
   await call.oneWay;
 
   let outcome: Outcome;

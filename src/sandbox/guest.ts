@@ -52,11 +52,14 @@ export interface Call {
   readonly ex: Exchange;
   delegated?: DelegateResult;
   /**
-   * The `svc.delegate()` a handler ended with, sent one-way (runtime/prelude.js, endDelegate) and
-   * performed while the isolate goes on: the request ends only after it.
+   * The reply of the `svc.delegate()` a handler ended with, sent one-way (runtime/prelude.js) and
+   * performed while the isolate goes on: `delegated` reads it.
    */
   ending?: Promise<string>;
-  /** The last call sent one-way (`send` or `delegate`): the request ends only after it. */
+  /**
+   * The last call sent one-way (`send`, or `delegate`, after which the prelude sends no output):
+   * the request ends only after it.
+   */
   oneWay?: Promise<string>;
   /**
    * The first one-way call the host refused. It is the handler's failure: its next runtime call

@@ -67,9 +67,9 @@ export function guardMemory(opts: MemoryGuardOptions): MemoryGuard {
     timer.unref();
   };
   const sample = (): void => {
-    if (stopped) return;
     check();
-    schedule(anyBusy() || overSince !== undefined ? SAMPLE_MS : IDLE_SAMPLE_MS);
+    // check() may have ended the process, whose shutdown stops the guard.
+    if (!stopped) schedule(anyBusy() || overSince !== undefined ? SAMPLE_MS : IDLE_SAMPLE_MS);
   };
   const check = (): void => {
     const now = rss();
@@ -98,7 +98,7 @@ export function guardMemory(opts: MemoryGuardOptions): MemoryGuard {
     }
   };
   const unlisten = whenFirstBusy(() => {
-    if (!fast && !stopped) schedule(SAMPLE_MS);
+    if (!fast) schedule(SAMPLE_MS);
   });
   schedule(anyBusy() ? SAMPLE_MS : IDLE_SAMPLE_MS);
   return {

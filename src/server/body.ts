@@ -33,17 +33,16 @@ export function utf8Text(body: Uint8Array): string | undefined {
   }
 }
 
-/**
- * The charset a Content-Type declares that is not UTF-8 (lower case), else undefined: bodies are
- * read as UTF-8 only (JSON is UTF-8, RFC 8259 §8.1; Atom entries name theirs in the XML declaration).
- */
-export function otherCharset(contentType: string | undefined): string | undefined {
-  if (contentType === undefined) return undefined;
-  for (const param of contentType.split(';').slice(1)) {
+/** A Content-Type header: its media type (lower case, JSON when none is sent: README "The default handler") and its charset, if it names one (lower case, unquoted). */
+export function contentTypeOf(header: string | undefined): { mediaType: string; charset: string | undefined } {
+  const [type = '', ...params] = (header ?? '').split(';');
+  let charset: string | undefined;
+  for (const param of params) {
     const eq = param.indexOf('=');
-    if (eq === -1 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
-    const value = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
-    if (value !== 'utf-8' && value !== 'utf8' && value !== 'us-ascii') return value;
+    if (eq !== -1 && param.slice(0, eq).trim().toLowerCase() === 'charset') charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
   }
-  return undefined;
+  return { mediaType: type.trim().toLowerCase() || 'application/json', charset };
 }
+
+/** The charsets a body may declare: it is read as UTF-8 only (JSON is UTF-8, RFC 8259 §8.1; an Atom entry names its encoding in its XML declaration). */
+export const UTF8_CHARSETS: ReadonlySet<string> = new Set(['utf-8', 'utf8', 'us-ascii']);

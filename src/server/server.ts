@@ -16,7 +16,7 @@ import { negotiate } from '../representation/negotiate.ts';
 import { allowHeader, EVENTS, isMemberEvent } from '../routing/events.ts';
 import { openApiDocument } from '../routing/openapi.ts';
 import { route, type OpsEndpoint } from '../routing/route.ts';
-import { otherCharset, readBody, utf8Text } from './body.ts';
+import { contentTypeOf, readBody, UTF8_CHARSETS, utf8Text } from './body.ts';
 import type { Metrics } from './metrics.ts';
 import { HttpResponse } from './response.ts';
 
@@ -103,11 +103,6 @@ function sendJson(res: ResponseSink, status: number, value: unknown): void {
   res.setStatus(status);
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.end(JSON.stringify(value));
-}
-
-/** Media type of a Content-Type header, without parameters; JSON when none is sent (README "The default handler"). */
-function mediaTypeOf(contentType: string | undefined): string {
-  return (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase() || 'application/json';
 }
 
 export function createSvcServer(opts: ServerOptions): SvcServer {
@@ -218,13 +213,12 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     state.bytesIn = rawBody.length;
     let body: Record<string, unknown> | undefined;
     if (r.event === 'create' || r.event === 'update') {
-      const mediaType = mediaTypeOf(req.headers['content-type']);
+      const { mediaType, charset } = contentTypeOf(req.headers['content-type']);
       const reader = byMediaType(mediaType);
       if (!reader) {
         throw new SvcError('unsupported-media-type', `Content-Type ${mediaType} is not accepted; send ${REPRESENTATIONS.map((x) => x.mediaType).join(' or ')}.`);
       }
-      const charset = otherCharset(req.headers['content-type']);
-      if (charset !== undefined) {
+      if (charset !== undefined && !UTF8_CHARSETS.has(charset)) {
         throw new SvcError('unsupported-media-type', `Content-Type charset ${JSON.stringify(charset)} is not accepted: send the body in UTF-8 (charset=utf-8, or no charset).`);
       }
       const text = utf8Text(rawBody);
