@@ -1,6 +1,6 @@
 // Parsing values of each field type into their canonical form, from JSON or from text (query, Atom).
 
-import type { FieldDef, Value } from './types.ts';
+import type { FieldDef, FieldType, Value } from './types.ts';
 
 export type Parsed = { ok: true; value: Value } | { ok: false; message: string };
 
@@ -109,6 +109,39 @@ export function parseValue(field: FieldDef, raw: unknown, text: boolean): Parsed
       if (typeof raw !== 'string') return fail('must be an ISO 8601 date-time string');
       return parseDateTime(raw);
   }
+}
+
+/**
+ * A stored value as a value of its field's `type` now (the field's type may have changed since
+ * the value was written), or undefined (absent) when it is none. Text that is a number (as a query
+ * string writes one: `"0123"`, `" 1.5e2 "`) is that number, other text is no number; a number is
+ * true unless 0, text unless empty; a number is its shortest text. An integer field rounds a
+ * fraction to the nearest integer, halves away from zero (`1.5` is 2, `-2.5` is -3), and holds no
+ * number past ±(2^53-1) (`1e20` is absent), as no write could store one.
+ */
+export function storedAs(type: FieldType, v: string | number | boolean): Value | undefined {
+  switch (type) {
+    case 'integer':
+    case 'auto': {
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+      const n = numberOf(v);
+      if (n === undefined) return undefined;
+      const rounded = Math.sign(n) * Math.round(Math.abs(n)) + 0; // + 0: no -0
+      return Number.isSafeInteger(rounded) ? rounded : undefined;
+    }
+    case 'float':
+      return numberOf(v);
+    case 'boolean':
+      return typeof v === 'number' ? v !== 0 : Boolean(v);
+    default:
+      return typeof v === 'string' ? v : String(v);
+  }
+}
+
+/** A finite number of a stored value: itself, 1 or 0 for a boolean, or text that is a number; else undefined. */
+function numberOf(v: string | number | boolean): number | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'boolean' ? Number(v) : FLOAT.test(v.trim()) ? Number(v.trim()) : NaN;
+  return Number.isFinite(n) ? n + 0 : undefined;
 }
 
 /** The text of a canonical value, as queries, templates and XOXO write it. */

@@ -73,10 +73,11 @@ t.test('string → integer → string: text that is no integer (absent as an int
   // Past 2^53 (2^53 + 1 read as a number, 1e18) is no integer a write accepts, and an INTEGER past
   // it cannot be read by node:sqlite: absent, not a collection that every list fails on.
   const asIntegers = await agrees(t, store, i(), 'v', 'as integers');
-  t.same(asIntegers.map((m) => m.v ?? null), [null, 123, 12, 100000, 0, null, null, 0, null, null, null]);
+  // Empty text is no number either (it read as 0 before).
+  t.same(asIntegers.map((m) => m.v ?? null), [null, 123, 12, 100000, 0, null, null, null, null, null, null]);
   const back = await agrees(t, store, s(), 'v', 'as strings again');
   // What they read is the integer era's: the text of the first era is not half back.
-  t.same(back.map((m) => m.v ?? null), [null, '123', '12', '100000', '0', null, null, '0', null, null, null]);
+  t.same(back.map((m) => m.v ?? null), [null, '123', '12', '100000', '0', null, null, null, null, null, null]);
 });
 
 t.test('integer → boolean → integer: a number made a boolean reads and filters alike', async (t) => {

@@ -606,6 +606,33 @@ export function runStoreSuite(t: Test, { newStore, knownGaps }: StoreSuiteOption
     t.same(await store.get(back, 5), { id: 5, updated: stamp(1), n: 1 });
   });
 
+  t.test('floats that become integers are rounded, and compared as they read', async (t) => {
+    const store = await open(t);
+    const floats = makeModel('rounded', { n: 'float' });
+    const stored = [1.5, -2.5, 2, 0.4, -0.4, 1e20, 2.49, 9007199254740991, 3e9 + 0.5, 7];
+    for (const n of stored) await store.insert(floats, { n }, stamp(1));
+    const integers = makeModel('rounded', { n: 'integer' });
+    const read = [2, -3, 2, 0, 0, undefined, 2, 9007199254740991, 3000000001, 7];
+    const listed = await collect(store.list(integers, query()));
+    t.same(listed.map((m) => m.n), read, 'halves away from zero; past 2^53 is absent');
+    t.ok(listed.every((m) => !Object.is(m.n, -0)), 'no -0');
+    t.same(await Promise.all(listed.map((m) => store.get(integers, m.id))), listed, 'by id as in a list');
+    t.same(await ids(store, integers, { filters: [filter('n', 'exact', 2)] }), [1, 3, 7], 'equal to what they read');
+    t.equal(await store.count(integers, [filter('n', 'exact', 2)]), 3);
+    t.same(await ids(store, integers, { filters: [filter('n', 'gt', 2)] }), [8, 9, 10], 'compared as they read');
+    t.same(await ids(store, integers, { filters: [filter('n', 'lt', 2)] }), [2, 4, 5]);
+    t.same(await ids(store, integers, { filters: [filter('n', 'isnull', true)] }), [6]);
+    t.same(await ids(store, integers, { order: order('n') }), [6, 2, 4, 5, 1, 3, 7, 10, 9, 8], 'ordered as they read, ties by id');
+    await sameTexts(store, integers, {}, listed);
+
+    // Text that becomes an integer: a number in it is rounded too; text that is no number is absent.
+    const texts = makeModel('roundedtext', { n: 'string' });
+    for (const n of ['1.5', ' 12 ', '', '0x1A', '-0.2', 'Infinity']) await store.insert(texts, { n }, stamp(1));
+    const fromText = makeModel('roundedtext', { n: 'integer' });
+    t.same((await collect(store.list(fromText, query()))).map((m) => m.n), [2, 12, undefined, undefined, 0, undefined]);
+    t.same(await ids(store, fromText, { filters: [filter('n', 'isnull', true)] }), [3, 4, 6]);
+  });
+
   t.test('numbers that become booleans are compared as their truth values', async (t) => {
     const store = await open(t);
     const numbers = makeModel('flags', { on: 'float' });

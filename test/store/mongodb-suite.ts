@@ -36,7 +36,7 @@ export function runMongoSuite(t: Test, uri: string, options: Pick<StoreSuiteOpti
     const model = makeModel('notes', { text: 'text', _id: 'string' });
     await store.insert(model, { text: 'x', _id: 'y' }, stamp(1));
     t.strictSame(await db.collection('notes').find().toArray(), [{ _id: 1, updated: stamp(1), text: 'x', __id: 'y' }]);
-    t.strictSame(await db.collection(COUNTERS).find().toArray(), [{ _id: 'notes', seq: 1 }], 'the id counter');
+    t.strictSame(await db.collection(COUNTERS).find().toArray(), [{ _id: 'notes', seq: 1, types: { text: 'text', __id: 'string' } }], 'the id counter, and the types the fields were last prepared with');
   });
 
   t.test('ensure creates an index per declared field and on updated, each with _id', async (t) => {
@@ -128,6 +128,47 @@ export function runMongoSuite(t: Test, uri: string, options: Pick<StoreSuiteOpti
     t.equal((await store.insert(model, { text: '4' }, stamp(4))).id, 4);
     t.equal((await store.insert(model, { text: '5' }, stamp(5))).id, 5);
     t.equal(await store.count(model, []), 5);
+  });
+
+  t.test('fractions in a field made integer are rewritten when the types last recorded say it was not integer', async (t) => {
+    const name = `${run}-${++n}`;
+    const dbName = databaseName(uri, name);
+    const stores: Awaited<ReturnType<typeof openStore>>[] = [];
+    /** A new svc process on the database (a client of its own), `type` its model's type of `n`. */
+    const processOn = async (type: 'float' | 'integer') => {
+      const store = await openStore(uri + (uri.includes('?') ? '&' : '?') + `appName=p${stores.length}`, name);
+      stores.push(store);
+      const model = makeModel('notes', { n: type });
+      await store.ensure(model);
+      return { store, model };
+    };
+    t.teardown(async () => {
+      for (const store of stores) await store.close();
+      await admin.db(dbName).dropDatabase().catch(() => {});
+    });
+    const stored = async () => (await admin.db(dbName).collection('notes').find({}, { sort: { _id: 1 } }).toArray()).map((d) => d.n);
+    const old = await processOn('float');
+    await old.store.insert(old.model, { n: 1.5 }, stamp(1));
+    const types = async () => (await admin.db(dbName).collection(COUNTERS).findOne({ _id: 'notes' as never }))?.types;
+    t.same(await types(), { n: 'float' }, 'the types are recorded');
+
+    const now = await processOn('integer');
+    t.same(await stored(), [2], 'a process with the field integer rewrites the fraction');
+    t.same(await types(), { n: 'integer' });
+
+    // A process still on the old model writes a fraction afterwards: a new process finds integer
+    // recorded and does not read every member for it (it reads rounded, compares as stored).
+    await old.store.insert(old.model, { n: 3.5 }, stamp(2));
+    const later = await processOn('integer');
+    t.same(await stored(), [2, 3.5], 'not looked for: integer was recorded');
+    t.same(await collect(later.store.list(later.model, query())), [{ id: 1, updated: stamp(1), n: 2 }, { id: 2, updated: stamp(2), n: 4 }], 'read rounded');
+    t.same(await now.store.count(now.model, [filter('n', 'exact', 4)]), 0, 'compared as stored');
+
+    // Once a process on the old model prepares again (a restart), the next one on the new finds it.
+    await processOn('float');
+    await processOn('integer');
+    t.same(await stored(), [2, 4]);
+    t.same(await later.store.count(later.model, [filter('n', 'exact', 4)]), 1);
   });
 
   t.test('two processes on one database take distinct ids', async (t) => {

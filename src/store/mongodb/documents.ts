@@ -1,6 +1,7 @@
 // Members ↔ MongoDB documents: which document key holds each field, and values in their canonical forms.
 
 import { INDEX_PARTS, type FieldType, type IndexPart, type Member, type MemberData, type Model, type Value } from '../../model/types.ts';
+import { storedAs } from '../../model/values.ts';
 
 /**
  * A stored member: `_id` is the member id, `updated` its stamp, then one key per present
@@ -153,20 +154,6 @@ export function replacement(model: Model, updated: string, data: MemberData): { 
   return Object.keys($unset).length > 0 ? { $set, $unset } : { $set };
 }
 
-/** A stored value in its canonical form for a field of `type` (a value may be left from an earlier type). */
-function fromStored(type: FieldType, v: unknown): Value {
-  switch (type) {
-    case 'boolean':
-      return typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : Boolean(v);
-    case 'integer':
-    case 'float':
-    case 'auto':
-      return typeof v === 'number' ? v : Number(v);
-    default:
-      return typeof v === 'string' ? v : String(v);
-  }
-}
-
 /** The BSON types (`$type` aliases) of a field's values, as its type stores them. */
 const BSON_TYPE: Record<FieldType, 'string' | 'number' | 'bool'> = {
   auto: 'number',
@@ -185,12 +172,11 @@ export function otherTypes(type: FieldType): ('string' | 'number' | 'bool')[] {
 }
 
 /**
- * A value left from an earlier type, stored in a field's current `type`: as `toMember` reads it,
- * or undefined (absent) for one that is no number in a numeric type (NaN from "abc").
+ * A stored value as a value of its field's current `type` (model/values.ts `storedAs`), or undefined
+ * (absent) when it is none.
  */
 export function retyped(type: FieldType, v: unknown): Value | undefined {
-  const value = fromStored(type, v);
-  return typeof value === 'number' && !Number.isFinite(value) ? undefined : value;
+  return storedAs(type, typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : String(v));
 }
 
 /** The member of a document: `id`, `updated`, then the present declared fields in model order. */
@@ -198,7 +184,8 @@ export function toMember(model: Model, doc: Record<string, unknown>): Member {
   const member: Member = { id: Number(doc._id), updated: String(doc.updated) };
   for (const f of model.declared) {
     const v = doc[fieldKey(model, f.name)];
-    if (v !== null && v !== undefined) member[f.name] = fromStored(f.type, v);
+    const value = v === null || v === undefined ? undefined : retyped(f.type, v);
+    if (value !== undefined) member[f.name] = value;
   }
   return member;
 }

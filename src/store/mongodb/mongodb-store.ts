@@ -1,7 +1,7 @@
 // The MongoDB store (README "MongoDB"): one database per app, one collection per model, on the official driver.
 
 import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb';
-import { INDEX_PARTS, type Filter, type Member, type MemberData, type Model, type Query } from '../../model/types.ts';
+import { INDEX_PARTS, type FieldType, type Filter, type Member, type MemberData, type Model, type Query } from '../../model/types.ts';
 import { DEFAULT_STORE_TIME_MS, jsonTexts, modelSignature, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { acquireClient, clientOptions, databaseName, redact } from './connection.ts';
 import { fieldKey, otherTypes, partKey, partText, replacement, retyped, storedParts, toDocument, toMember, writtenMember } from './documents.ts';
@@ -27,9 +27,14 @@ interface Prepared {
   readonly ready: Promise<Collection<Stored>>;
 }
 
+/**
+ * A model's counter (the last id given) and its fields' types as the last process to prepare the
+ * collection declared them, by document key (#retype reads them to know which values may need it).
+ */
 interface CounterDocument {
   _id: string;
   seq: number;
+  types?: Record<string, FieldType>;
 }
 
 /**
@@ -226,19 +231,29 @@ class MongoStore implements Store {
    * filters and orders compare them as the model says. A field's query finds only values of the
    * other types, in its index when it has one (a field declared `"index": false` is read whole,
    * once per process and model shape); each write is conditional on the value it replaces, so a
-   * write made meanwhile is kept.
+   * write made meanwhile is kept. Then the fields' types are recorded for the next process.
+   *
+   * A number that an integer field cannot hold (a fraction or one past 2^53, left by a float) is
+   * of the same BSON type as one it can, and no index tells them apart: those are looked for
+   * only when the recorded type of the field is not integer (or none is recorded), reading every
+   * member that has a number there.
    */
   async #retype(model: Model, c: Collection<Stored>): Promise<void> {
+    const recorded = (await this.#counters.findOne({ _id: { $eq: model.name } }, { projection: { types: 1 } }))?.types ?? {};
     for (const f of model.declared) {
       const key = fieldKey(model, f.name);
       // Its stored parts go with the old value (#fillParts makes those the model stores again).
       const parts = Object.fromEntries(INDEX_PARTS.map((part) => [partKey(key, part), ''] as const));
-      await rewrite(c, c.find({ [key]: { $type: otherTypes(f.type) } }, { projection: { [key]: 1 } }), (doc) => {
+      const other = { [key]: { $type: otherTypes(f.type) } };
+      const query = f.type === 'integer' && recorded[key] !== 'integer' ? { $or: [other, notInteger(key)] } : other;
+      await rewrite(c, c.find(query, { projection: { [key]: 1 } }), (doc) => {
         const value = retyped(f.type, doc[key]);
         const filter = { _id: { $eq: doc._id }, [key]: { $eq: doc[key] } };
         return { updateOne: { filter, update: value === undefined ? { $unset: { ...parts, [key]: '' } } : { $set: { [key]: value }, $unset: parts } } };
       });
     }
+    const types = Object.fromEntries(model.declared.map((f) => [fieldKey(model, f.name), f.type]));
+    await this.#counters.updateOne({ _id: { $eq: model.name } }, { $set: { types } }, { upsert: true });
   }
 
   /**
@@ -334,6 +349,14 @@ export function compoundIndexes(model: Model): { name: string; key: Record<strin
     specs.push({ name: COMPOUND_INDEX_PREFIX + index.name, key: Object.fromEntries([...fields.map((f) => [f, 1] as const), ['_id', 1] as const]) });
   }
   return specs;
+}
+
+/** The query for a number at `key` that is no integer a write accepts: a fraction, or one past ±(2^53-1). */
+function notInteger(key: string): Document {
+  return {
+    [key]: { $type: 'double' },
+    $expr: { $or: [{ $ne: [`$${key}`, { $trunc: [`$${key}`, 0] }] }, { $gt: [{ $abs: `$${key}` }, Number.MAX_SAFE_INTEGER] }] },
+  };
 }
 
 /** Applies `update` to each document of `docs`, REWRITE_BATCH at a time in unordered bulk writes. */

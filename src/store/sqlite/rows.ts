@@ -2,23 +2,15 @@
 
 import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import type { FieldType, Member, MemberData, Value } from '../../model/types.ts';
+import { storedAs } from '../../model/values.ts';
 import { toSql, type Column } from './sql.ts';
 
 const decoder = new TextDecoder();
 
-/** A stored value in its canonical form for a field of `type`. */
-export function fromSql(type: FieldType, v: NonNullable<SQLOutputValue>): Value {
-  switch (type) {
-    case 'boolean':
-      return typeof v === 'number' ? v !== 0 : Boolean(v);
-    case 'integer':
-    case 'float':
-    case 'auto':
-      return typeof v === 'number' ? v : Number(v);
-    default:
-      // A BLOB is text that holds a NUL (see selectExpr); a number is left from an earlier field type.
-      return typeof v === 'string' ? v : v instanceof Uint8Array ? decoder.decode(v) : String(v);
-  }
+/** A stored value in its canonical form for a field of `type`, or undefined (absent): model/values.ts `storedAs`. */
+export function fromSql(type: FieldType, v: NonNullable<SQLOutputValue>): Value | undefined {
+  // A BLOB is text that holds a NUL (see selectExpr).
+  return storedAs(type, v instanceof Uint8Array ? decoder.decode(v) : typeof v === 'bigint' ? Number(v) : v);
 }
 
 /** The member of a row of `columns` (`id`, `updated`, then the declared fields); NULL is absent. */
@@ -26,7 +18,8 @@ export function toMember(columns: readonly Column[], row: readonly SQLOutputValu
   const member: Member = { id: row[0] as number, updated: row[1] as string };
   for (let i = 2; i < columns.length; i++) {
     const v = row[i];
-    if (v !== null && v !== undefined) member[columns[i]!.field] = fromSql(columns[i]!.type, v);
+    const value = v === null || v === undefined ? undefined : fromSql(columns[i]!.type, v);
+    if (value !== undefined) member[columns[i]!.field] = value;
   }
   return member;
 }

@@ -145,7 +145,9 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   // text in a column made for numbers would compare and order as numbers, "0123" = 123). The old
   // column is dropped once no index reads it. A float moves out of a column made for integers
   // too: there a float that is a whole number is stored as an INTEGER, which node:sqlite refuses
-  // to read past 2^53 (1e18 in an integer field made float made the member unreadable).
+  // to read past 2^53 (1e18 in an integer field made float made the member unreadable). And a
+  // field leaves a column made for floats: an integer field's fractions are rounded (1.5 is 2),
+  // or a filter would compare 1.5 where a read gives 2.
   const retired: string[] = [];
   for (const field of model.declared) {
     const old = columnOf.get(field.name);
@@ -237,7 +239,7 @@ function isText(affinity: string): boolean {
 
 /** Whether a field of affinity `to` leaves a column of affinity `from` (a REAL column holds integers and booleans as they are). */
 function moves(from: string, to: string): boolean {
-  return isText(from) !== isText(to) || (to === 'REAL' && from !== 'REAL');
+  return isText(from) !== isText(to) || (to === 'REAL') !== (from === 'REAL');
 }
 
 /** Rows a type change converts per statement (a page of rows by id, read whole before it is written). */
@@ -246,10 +248,9 @@ const CONVERT_BATCH = 1000;
 /**
  * Fills column `to` of table `t` with each member's value of `field` in its new type, as a read
  * gave it before: from the stored JSON text when the member was written under the current shape
- * (`shapeId`), else converted from column `from` as toMember converts it. A value that is no
- * number in the new type (NaN from "abc") is left absent, and so is one past the integers a
- * write accepts (node:sqlite refuses to read such an INTEGER: "1e18" would make the member
- * unreadable).
+ * (`shapeId`), else converted from column `from` as toMember converts it (model/values.ts
+ * `storedAs`): a value that is none in the new type ("abc" in a number field, 1e20 in an integer
+ * field, which node:sqlite would refuse to read) is left absent.
  *
  * A member converted from its column gets no shape: its JSON text holds the value of an older
  * type, and a shape id comes back when the fields do (integer → text → boolean → integer), when
@@ -264,8 +265,7 @@ function convert(statements: Statements, t: string, from: string, to: string, fi
     for (const [id, v, text, shape] of rows) {
       const current = shape === shapeId && typeof text === 'string';
       const value = current ? (JSON.parse(text) as MemberData)[field.name] : fromSql(field.type, v!);
-      const absent = typeof value === 'number' && (!Number.isFinite(value) || (field.type === 'integer' && Math.abs(value) > Number.MAX_SAFE_INTEGER));
-      write.run(absent ? null : toSql(value ?? null), current ? shape : null, id!);
+      write.run(toSql(value ?? null), current ? shape : null, id!);
       last = id as number;
     }
   }
