@@ -180,3 +180,32 @@ t.test("getJson gives each member as JSON.stringify of get's member, with its up
   await store.delete(model, 5);
   t.equal(await store.getJson!(model, 5), null, 'a deleted member');
 });
+
+t.test('texts over 16 KiB are not read by the walk, which may read a page past its own, but by id for the page', async (t) => {
+  const store = await openSqliteStore('sqlite::memory:', '');
+  t.teardown(() => store.close());
+  const big = makeModel('big', { name: 'string', body: 'text' });
+  // Every third member's text is over 16 KiB (16,384 bytes): 20,000 characters of which some take 2 bytes.
+  for (let i = 0; i < 30; i++) await store.insert(big, { name: `${'ab'[i % 2]}${String(i).padStart(2, '0')}`, body: i % 3 === 0 ? 'é'.repeat(8200) : `short ${i}` }, new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString());
+  const byId: string[] = [];
+  const row = Statements.prototype.row;
+  Statements.prototype.row = function (sql, params) {
+    if (sql.includes('"id" = ?')) byId.push(String(params?.[0]));
+    return row.call(this, sql, params);
+  };
+  t.teardown(() => {
+    Statements.prototype.row = row;
+  });
+  for (const q of ['name__startswith=a&order_by=name&count=4', 'name__startswith=b&order_by=-name&start=2&count=5', 'name__gte=a10&order_by=name&count=20']) {
+    const parsed = parseQuery(big, new URLSearchParams(q), []);
+    byId.length = 0;
+    const got = await store.pageJson!(big, parsed);
+    const read = [...byId];
+    const texts: string[] = [];
+    for await (const text of store.listJson(big, parsed)) texts.push(text);
+    t.same(got, { texts, total: await store.count(big, parsed.filters) }, q);
+    const large = texts.map((text) => JSON.parse(text) as { id: number; body: string }).filter((m) => m.body.length > 100).map((m) => String(m.id));
+    t.ok(large.length > 0, `${q}: the page has large members`);
+    t.same(read, large, `${q}: read by id, those of the page only`);
+  }
+});

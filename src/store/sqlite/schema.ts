@@ -70,8 +70,6 @@ export interface Collection {
   readonly select: string;
   /** SELECT of TEXT_COLUMNS (sqlite-store.ts) of the member with an id. */
   readonly selectText: string;
-  /** SELECT of TEXT_COLUMNS (sqlite-store.ts) of the members whose ids are in a JSON array. */
-  readonly selectTexts: string;
   readonly exists: string;
   /** UPDATE of `updated` and every declared field; the conditional form adds IF_UPDATED. */
   readonly replace: string;
@@ -226,7 +224,6 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     insert: `INSERT INTO ${t} (${stored.join(', ')}) VALUES (${stored.map(() => '?').join(', ')})`,
     select: `SELECT ${columnsSql(shape)} FROM ${t} WHERE "id" = ?`,
     selectText: `SELECT ${texts} FROM ${t} WHERE "id" = ?`,
-    selectTexts: `SELECT ${texts} FROM ${t} WHERE "id" IN (SELECT value FROM json_each(?))`,
     exists: `SELECT 1 FROM ${t} WHERE "id" = ?`,
     replace: `UPDATE ${t} SET ${stored.map((c) => `${c} = ?`).join(', ')} WHERE "id" = ?`,
     delete: `DELETE FROM ${t} WHERE "id" = ?`,

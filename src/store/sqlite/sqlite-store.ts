@@ -41,6 +41,15 @@ const COLLECTION_COUNT = 'SELECT count FROM svc_collections WHERE id = ?';
 /** What `listJson` reads of a member row: `id`, `updated`, the fields' JSON text and its shape. */
 const TEXT_COLUMNS = ['id', 'updated', TEXT_COLUMN, SHAPE_COLUMN].map(quoteIdent).join(', ');
 
+/** A text over this many bytes is not read by a walk that may read past its page (`pageJson`), but by id for the page. */
+const AHEAD_TEXT_BYTES = 16384;
+
+/**
+ * TEXT_COLUMNS with the text of a member over AHEAD_TEXT_BYTES left NULL: octet_length of a
+ * column reads its size, not its content (SQLite's OPFLAG_BYTELENARG).
+ */
+const SMALL_TEXT_COLUMNS = ['id', 'updated', `CASE WHEN octet_length(${quoteIdent(TEXT_COLUMN)}) <= ${AHEAD_TEXT_BYTES} THEN ${quoteIdent(TEXT_COLUMN)} END`, quoteIdent(SHAPE_COLUMN)].join(', ');
+
 export async function openSqliteStore(uri: string, name: string): Promise<Store> {
   const path = sqlitePath(uri, name);
   const deadline = new Deadline();
@@ -249,22 +258,22 @@ class SqliteStore implements Store {
       return { texts: this.#texts(c, rows), total };
     }
     if (!orderWalkIsBounded(query, c.indexes.unindexed)) return undefined;
+    // One walk gives the page's rows and those of the next page, whose texts are read only when small.
     const ahead = count * READ_AHEAD_PAGES;
-    const { sql, params } = selectSql(c.shape, { ...query, count: ahead }, '"id"');
-    /** The total the ids read give, when the matches ran out within them. */
+    const { sql, params } = selectSql(c.shape, { ...query, count: ahead }, SMALL_TEXT_COLUMNS);
+    /** The total the rows read give, when the matches ran out within them. */
     const known = (found: SQLOutputValue[][]) => (found.length < ahead && (found.length > 0 || query.start === 0) ? query.start + found.length : undefined);
-    const pageIds = (found: SQLOutputValue[][]) => found.slice(0, count).map((row) => row[0] as number);
     if (!scan) {
-      // All on the event loop: the ids, the count and the texts in one read transaction.
+      // All on the event loop: the rows, the count and the large texts in one read transaction.
       return this.#oneRead(allowance, () => {
         const found = this.#statements.rows(sql, params);
         const total = known(found) ?? this.#countNow(c, query.filters);
-        return { texts: this.#textsById(c, pageIds(found)), total };
+        return { texts: this.#pageTexts(c, found.slice(0, count)), total };
       });
     }
     const found = await this.#all(sql, params, true, allowance);
     const total = known(found) ?? (await this.count(model, query.filters, options));
-    return { texts: this.#textsById(c, pageIds(found)), total };
+    return { texts: this.#pageTexts(c, found.slice(0, count)), total };
   }
 
   /** The collection's member count, as its triggers keep it. */
@@ -297,12 +306,9 @@ class SqliteStore implements Store {
     });
   }
 
-  /** The texts of the members `ids`, in that order; a member a write deleted since is left out (as listJson does). */
-  #textsById(c: Collection, ids: number[]): string[] {
-    if (ids.length === 0) return [];
-    const byId = new Map<number, SQLOutputValue[]>();
-    for (const row of this.#statements.rows(c.selectTexts, [JSON.stringify(ids)])) byId.set(row[0] as number, row);
-    return this.#texts(c, ids.map((id) => byId.get(id)).filter((row) => row !== undefined));
+  /** The texts of rows of SMALL_TEXT_COLUMNS: a text left out as large is read by id (a member a write deleted since is left out). */
+  #pageTexts(c: Collection, rows: SQLOutputValue[][]): string[] {
+    return this.#texts(c, rows.map((row) => (row[2] === null ? (this.#statements.row(c.selectText, [row[0] as number]) ?? row) : row)));
   }
 
   /** The texts of rows of TEXT_COLUMNS; a member a write deleted since is left out. */
