@@ -123,7 +123,7 @@ export function storedAs(type: FieldType, v: string | number | boolean): Value |
   switch (type) {
     case 'integer':
     case 'auto': {
-      if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return v + 0; // + 0: no -0
       const n = numberOf(v);
       if (n === undefined) return undefined;
       const rounded = Math.sign(n) * Math.round(Math.abs(n)) + 0; // + 0: no -0

@@ -90,6 +90,17 @@ t.test('integer → boolean → integer: a number made a boolean reads and filte
   t.same(back.map((m) => m.v), [1, 0, 1, 1], 'the boolean era\'s truth values');
 });
 
+t.test('float → boolean keeps its column and rewrites only the values other than 0 and 1 (README)', async (t) => {
+  const { store, path } = await fileStore(t);
+  for (const v of [0, 1, 2, 0.5]) await store.insert(makeModel('fl', { v: 'float' }), { v }, stamp(1));
+  const flags = makeModel('fl', { v: 'boolean' });
+  t.same((await agrees(t, store, flags, 'v', 'as booleans')).map((m) => m.v), [false, true, true, true]);
+  const db = new DatabaseSync(path, { readOnly: true });
+  t.teardown(() => db.close());
+  t.equal(db.prepare('SELECT col FROM svc_fields').get()!.col, 'v', 'the field stays in its column');
+  t.same(db.prepare('SELECT "~shape" AS s FROM fl ORDER BY id').all().map((r) => r.s !== null), [true, true, false, false], 'only 2 and 0.5 rewritten');
+});
+
 t.test('float → boolean → float and integer → string → boolean → integer', async (t) => {
   const { store } = await fileStore(t);
   const f = (): Model => makeModel('m', { v: 'float' });

@@ -351,11 +351,18 @@ export function compoundIndexes(model: Model): { name: string; key: Record<strin
   return specs;
 }
 
-/** The query for a number at `key` that is no integer a write accepts: a fraction, or one past ±(2^53-1). */
+/**
+ * The query for a number at `key` that is no integer a write accepts: a fraction or one past
+ * ±(2^53-1) in a double, NaN, and any long or decimal (numbers svc does not write: read by the
+ * same rule, documents.ts `retyped`, and rewritten in the form svc writes).
+ */
 function notInteger(key: string): Document {
   return {
-    [key]: { $type: 'double' },
-    $expr: { $or: [{ $ne: [`$${key}`, { $trunc: [`$${key}`, 0] }] }, { $gt: [{ $abs: `$${key}` }, Number.MAX_SAFE_INTEGER] }] },
+    $or: [
+      { [key]: { $type: ['long', 'decimal'] } },
+      { [key]: NaN },
+      { [key]: { $type: 'double' }, $expr: { $or: [{ $ne: [`$${key}`, { $trunc: [`$${key}`, 0] }] }, { $gt: [{ $abs: `$${key}` }, Number.MAX_SAFE_INTEGER] }] } },
+    ],
   };
 }
 

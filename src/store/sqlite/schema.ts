@@ -149,7 +149,7 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   const retired: string[] = [];
   for (const field of model.declared) {
     const old = columnOf.get(field.name);
-    if (old === undefined || !moves(declaredType.get(old)!, AFFINITY[field.type])) continue;
+    if (old === undefined || !moves(declaredType.get(old)!, field.type)) continue;
     const col = addColumn(field);
     convert(statements, t, quoteIdent(old), quoteIdent(col), field, shapeId);
     statements.get('UPDATE svc_fields SET col = ? WHERE collection = ? AND field = ?').run(col, key, field.name);
@@ -234,9 +234,13 @@ function isText(affinity: string): boolean {
   return affinity === 'TEXT';
 }
 
-/** Whether a field of affinity `to` leaves a column of affinity `from` (a REAL column holds integers and booleans as they are). */
-function moves(from: string, to: string): boolean {
-  return isText(from) !== isText(to) || (to === 'REAL') !== (from === 'REAL');
+/**
+ * Whether a field of `type` leaves a column of affinity `from`: between text and the others, into
+ * REAL, and an integer out of REAL (a REAL column holds booleans as they are, 0 and 1).
+ */
+function moves(from: string, type: FieldType): boolean {
+  const to = AFFINITY[type];
+  return isText(from) !== isText(to) || (to === 'REAL' && from !== 'REAL') || (type === 'integer' && from === 'REAL');
 }
 
 /** Rows a type change converts per statement (a page of rows by id, read whole before it is written). */
