@@ -233,8 +233,8 @@ class MongoStore implements Store {
    * once per process and model shape); each write is conditional on the value it replaces, so a
    * write made meanwhile is kept. Then the fields' types are recorded for the next process.
    *
-   * A number that an integer field cannot hold (a fraction or one past 2^53, left by a float) is
-   * of the same BSON type as one it can, and no index tells them apart: those are looked for
+   * A number that an integer field cannot hold (a fraction or one past 2^53, left by a float;
+   * `notInteger`) is of the type of one it can, and no index tells them apart: those are looked for
    * only when the recorded type of the field is not integer (or none is recorded), reading every
    * member that has a number there.
    */
