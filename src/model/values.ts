@@ -140,8 +140,8 @@ export function storedAs(type: FieldType, v: string | number | boolean): Value |
 
 /** A finite number of a stored value: itself, 1 or 0 for a boolean, or text that is a number; else undefined. */
 function numberOf(v: string | number | boolean): number | undefined {
-  const n = typeof v === 'number' ? v : typeof v === 'boolean' ? Number(v) : FLOAT.test(v.trim()) ? Number(v.trim()) : NaN;
-  return Number.isFinite(n) ? n + 0 : undefined;
+  const n = typeof v === 'string' ? toNumber(v, true, FLOAT) : Number(v);
+  return n !== undefined && Number.isFinite(n) ? n + 0 : undefined;
 }
 
 /** The text of a canonical value, as queries, templates and XOXO write it. */

@@ -253,7 +253,9 @@ class MongoStore implements Store {
       });
     }
     const types = Object.fromEntries(model.declared.map((f) => [fieldKey(model, f.name), f.type]));
-    await this.#counters.updateOne({ _id: { $eq: model.name } }, { $set: { types } }, { upsert: true });
+    // Written only when it changes: most preparations find the types they would record.
+    const same = Object.keys(recorded).length === Object.keys(types).length && Object.entries(types).every(([k, type]) => recorded[k] === type);
+    if (!same) await this.#counters.updateOne({ _id: { $eq: model.name } }, { $set: { types } }, { upsert: true });
   }
 
   /**
