@@ -42,6 +42,8 @@ const also = process.env.AB_ALSO ? commandLineScenario(process.env.AB_ALSO, serv
 const alsoConnections = Number(process.env.AB_ALSO_CONNECTIONS ?? 1);
 const ratios: number[] = [];
 const cpuRatios: number[] = [];
+/** User-mode CPU only: the kernel's share (socket writes, waking the load generator) varies most on a shared machine. */
+const userRatios: number[] = [];
 try {
   for (const s of servers) {
     await runLoad(s.url, scenario, { seconds: 1, connections: 32 });
@@ -49,23 +51,27 @@ try {
   for (let r = 0; r < Number(rounds); r++) {
     const rates: number[] = [];
     const cpus: number[] = [];
+    const users: number[] = [];
     // Alternate which goes first, so that a trend in the machine's speed favours neither.
     const order = r % 2 === 0 ? [0, 1] : [1, 0];
     const got: string[] = [];
     for (const i of order) {
       const cpu = cpuOf(servers[i]!.pid);
+      const user = cpuOf(servers[i]!.pid, 'user');
       const side = also && runLoad(servers[i]!.url, also, { seconds: Number(seconds), connections: alsoConnections });
       const m = await runLoad(servers[i]!.url, scenario, { seconds: Number(seconds), connections: 32 });
       const sideM = side ? await side : undefined;
       rates[i] = m.rps;
       cpus[i] = ((cpuOf(servers[i]!.pid) - cpu) * 1e6) / (m.requests + (sideM?.requests ?? 0));
+      users[i] = ((cpuOf(servers[i]!.pid, 'user') - user) * 1e6) / (m.requests + (sideM?.requests ?? 0));
       got[i] = `${'AB'[i]} ${Math.round(m.rps)} req/s p50 ${m.p50.toFixed(2)} ms${sideM ? ` (+${Math.round(sideM.rps)} req/s beside)` : ''} ${cpus[i]!.toFixed(1)} µs CPU/req`;
     }
     ratios.push(rates[1]! / rates[0]!);
     cpuRatios.push(cpus[1]! / cpus[0]!);
+    userRatios.push(users[1]! / users[0]!);
     console.log(`round ${r + 1}: ${got.join(', ')}, B/A ${(rates[1]! / rates[0]!).toFixed(3)}, CPU/req B/A ${(cpus[1]! / cpus[0]!).toFixed(3)}`);
   }
-  console.log(`median B/A ${median(ratios).toFixed(3)}, CPU per request B/A ${median(cpuRatios).toFixed(3)} (A: '${flagsA}', B: '${flagsB}')`);
+  console.log(`median B/A ${median(ratios).toFixed(3)}, CPU per request B/A ${median(cpuRatios).toFixed(3)}, user-mode CPU per request B/A ${median(userRatios).toFixed(3)} (A: '${flagsA}', B: '${flagsB}')`);
 } finally {
   for (const s of servers) await s.stop();
   rmSync(dir, { recursive: true, force: true });

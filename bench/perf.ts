@@ -1,5 +1,6 @@
 // `node bench/perf.ts <path> [seconds] [server]`: where one svc server's whole CPU time goes, the
 // kernel's and native code's included, which `bench/profile.ts` (V8's --cpu-prof) cannot see.
+// With PERF_OWNER=<part of an owner's name>, also the innermost frames of that owner's samples.
 // Linux `perf record` samples the server (started with --perf-basic-prof, so JIT frames have
 // names) while it is loaded with one request path; each sample is then charged to its owner:
 // the innermost svc function (src/) or package on its stack, or, for a stack without one, the
@@ -113,6 +114,15 @@ for (const s of samples) add(owners, owner(s.frames));
 console.log('\nby owner (the innermost svc function or package on the stack; else where the sample is):');
 for (const [name, n] of top(owners, 30)) console.log(`${pct(n)}  ${name}`);
 
+// PERF_OWNER=<part of an owner's name>: where that owner's samples are, by their three innermost frames.
+const wanted = process.env.PERF_OWNER;
+if (wanted) {
+  const leaves = new Map<string, number>();
+  for (const s of samples) if (owner(s.frames).includes(wanted)) add(leaves, s.frames.slice(0, 3).map((f) => f.slice(0, 50)).join(' < '));
+  console.log(`\nsamples of owners matching ${JSON.stringify(wanted)}, by their three innermost frames:`);
+  for (const [name, n] of top(leaves, 25)) console.log(`${pct(n)}  ${name}`);
+}
+
 /** Shares of parts that are under many owners, counted once per sample. */
 const PARTS: [string, RegExp][] = [
   ['kernel (any)', /^(entry_SYSCALL|do_syscall_64|asm_|__x64_sys|irq|ret_from)/],
@@ -125,6 +135,7 @@ const PARTS: [string, RegExp][] = [
   ['JSON.stringify', /Builtin_JsonStringify/],
   ['UTF-8 encoding of strings', /String::WriteUtf8|Utf8Length/],
   ['isolated-vm hand-offs (futex, thread wake-ups)', /futex_wait|futex_wake|pthread_cond_signal/],
+  ['isolated-vm: the caller\'s stack, captured per call (StackTrace::CurrentStackTrace)', /StackTrace::CurrentStackTrace/],
 ];
 console.log('\nparts (each sample counted once per part):');
 for (const [name, re] of PARTS) {

@@ -173,7 +173,7 @@ export function memoryOf(pid: number): { rss: number; hwm: number } {
  * CPU time process `pid` and the processes under it have used so far (user + system), in
  * seconds; NaN once `pid` has exited. A worker that exited meanwhile is no longer counted.
  */
-export function cpuOf(pid: number): number {
+export function cpuOf(pid: number, part: 'all' | 'user' = 'all'): number {
   let total = 0;
   for (const p of processTree(pid)) {
     let stat: string;
@@ -186,7 +186,7 @@ export function cpuOf(pid: number): number {
     // Fields after the command name, which is in parentheses and may hold spaces: utime is 14th, stime 15th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // Clock ticks are 1/100 s on Linux (USER_HZ), which /proc reports in.
-    total += (Number(fields[11]) + Number(fields[12])) / 100;
+    total += (Number(fields[11]) + (part === 'all' ? Number(fields[12]) : 0)) / 100;
   }
   return total;
 }

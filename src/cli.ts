@@ -142,7 +142,7 @@ async function serve(config: Config): Promise<void> {
     console.error('svc: warning: Node was started without --no-node-snapshot, which isolated-vm needs (handlers may crash the process); start svc with npm start, bin/svc.js or node --no-node-snapshot');
   }
   if (config.workers > 1 && cluster.isPrimary) {
-    runPrimary(config.workers, new Logger(logSink(config.logFormat, config.logLevel)), (url) => console.log(`svc listening on ${url} (${describe(config)})`));
+    runPrimary(config.workers, new Logger(logSink(config.logFormat, config.logLevel), {}, config.logLevel), (url) => console.log(`svc listening on ${url} (${describe(config)})`));
     return;
   }
   const { start } = await import('./main.ts');

@@ -34,7 +34,8 @@ export interface Wiring {
 }
 
 export async function start(config: Config, wiring: Wiring = {}): Promise<Running> {
-  const log = new Logger(wiring.log ?? logSink(config.logFormat, config.logLevel));
+  // A sink given by the caller (tests) gets every record; the command line's gets those of --log-level and above.
+  const log = wiring.log ? new Logger(wiring.log) : new Logger(logSink(config.logFormat, config.logLevel), {}, config.logLevel);
   const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
   onTrimmed((t) => log.debug(`memory: malloc_trim after releases: resident ${mib(t.rssBefore)} → ${mib(t.rssAfter)} MiB (${t.ms.toFixed(1)} ms)`));
   const apps = new Apps(config, wiring.runtime ?? sandboxRuntime, log);

@@ -15,14 +15,22 @@ export type LogSink = (record: LogRecord) => void;
 export class Logger {
   readonly #sink: LogSink;
   readonly fields: Readonly<Record<string, unknown>>;
+  /** The lowest level the sink writes (`--log-level`): a record below it need not be built. */
+  readonly level: LogLevel;
 
-  constructor(sink: LogSink, fields: Readonly<Record<string, unknown>> = {}) {
+  constructor(sink: LogSink, fields: Readonly<Record<string, unknown>> = {}, level: LogLevel = 'debug') {
     this.#sink = sink;
     this.fields = fields;
+    this.level = level;
   }
 
   child(fields: Readonly<Record<string, unknown>>): Logger {
-    return new Logger(this.#sink, { ...this.fields, ...fields });
+    return new Logger(this.#sink, { ...this.fields, ...fields }, this.level);
+  }
+
+  /** Whether a record at `level` is written (the request log's line is built only then). */
+  enabled(level: LogLevel): boolean {
+    return LEVELS[level] >= LEVELS[this.level];
   }
 
   debug(msg: string): void {

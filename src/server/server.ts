@@ -285,10 +285,12 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
         const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
         const status = res.writableFinished ? sink.status : 0;
         const handlerCpuMs = Math.round(state.usage.handlerCpuMs * 1000) / 1000;
-        const path = (req.url ?? '/').split('?')[0]!.slice(0, 512);
-        ending.log
-          .child({ method: req.method, path, status, durationMs, bytesIn: state.bytesIn, bytesOut: sink.written, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) })
-          .info(`${req.method} ${path} ${status || 'aborted'} ${durationMs} ms`);
+        if (ending.log.enabled('info')) {
+          const path = (req.url ?? '/').split('?')[0]!.slice(0, 512);
+          ending.log
+            .child({ method: req.method, path, status, durationMs, bytesIn: state.bytesIn, bytesOut: sink.written, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) })
+            .info(`${req.method} ${path} ${status || 'aborted'} ${durationMs} ms`);
+        }
         opts.metrics.observe({ tenant: state.tenant ?? '', status, durationMs, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) });
       });
       handle(req, ending, requestId, state)

@@ -85,6 +85,28 @@ t.test('one JSON log record per request, with the fields an operator filters on'
   t.match(record.time, /^\d{4}-\d\d-\d\dT/);
 });
 
+t.test('--log-level decides whether the request log is written: info writes a line per request, warn none', async (t) => {
+  const data = makeApp({});
+  t.teardown(() => data.cleanup());
+  const serve = async (level: string, id: string) => {
+    const server = await spawnServer(['--app', EXAMPLE_APP, '--store', `sqlite:${data.dir}/svc-${level}.sqlite`, '--log-format', 'json', '--log-level', level]);
+    t.teardown(() => void server.child.kill('SIGKILL'));
+    const res = await send(`${server.url}/resources/departments`, 'POST', { name: 'd' }, { 'x-request-id': id });
+    t.equal(res.status, 201);
+    await res.arrayBuffer();
+    // Its log lines are all written once it has exited (a pending line is flushed on exit).
+    server.child.kill('SIGTERM');
+    t.equal(await server.exited, 0);
+    await server.closed;
+    return server.output();
+  };
+  const info = await serve('info', 'at-info');
+  t.match(info, /"level":"info","msg":"POST \/resources\/departments 201 [\d.]+ ms","requestId":"at-info"/);
+  const warn = await serve('warn', 'at-warn');
+  t.notMatch(warn, /"requestId":"at-warn"[^\n]*"status":201/, 'no request record at warn');
+  t.notMatch(warn, /"level":"info"/);
+});
+
 t.test('metrics count requests by tenant and status in the Prometheus format', async (t) => {
   const server = await appServer(t, NOTES);
   await (await fetch(server.at('/resources/notes'))).arrayBuffer();

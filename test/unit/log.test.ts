@@ -2,7 +2,7 @@
 
 import { spawnSync } from 'node:child_process';
 import t, { type Test } from 'tap';
-import { jsonLine, logSink } from '../../src/exchange/log.ts';
+import { jsonLine, Logger, logSink, type LogRecord } from '../../src/exchange/log.ts';
 
 t.test('a JSON line: time, level and msg first, then the fields; a field cannot replace the first three', async (t) => {
   const before = Date.now();
@@ -108,4 +108,17 @@ process.exit(3);`],
   const lines = child.stderr.split('\n').filter((l) => l.startsWith('{'));
   t.equal(lines.length, 1000, child.stderr.slice(0, 500));
   t.same(JSON.parse(lines[999]!).i, 999);
+});
+
+t.test('a logger knows the lowest level its sink writes, and its children inherit it', async (t) => {
+  const records: LogRecord[] = [];
+  const log = new Logger((r) => records.push(r), {}, 'warn');
+  t.equal(log.enabled('info'), false);
+  t.equal(log.enabled('warn'), true);
+  t.equal(log.enabled('error'), true);
+  const child = log.child({ requestId: 'r' });
+  t.equal(child.enabled('info'), false, 'a child writes what its parent writes');
+  t.equal(child.enabled('warn'), true);
+  const everything = new Logger((r) => records.push(r));
+  t.equal(everything.enabled('debug'), true, 'a logger given only a sink hands it every record');
 });
