@@ -115,21 +115,22 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   /** `updated` of the newest match, for a representation that needs it; null: no match. */
   let newest: string | null | undefined;
   if (query.count !== undefined && query.count <= READ_FIRST_PAGE) {
-    // A page and its total, read together by a store that can.
-    const withTotal = renderTexts ? await store.pageJson?.(model, query, read) : undefined;
-    if (renderTexts && withTotal) {
-      source = { texts: withTotal.texts, render: renderTexts };
-      total = withTotal.total;
-    } else if (renderTexts) {
-      const page = await readPage(store.listJson(model, query, read), query.start, query.count);
-      source = { texts: page.items, render: renderTexts };
+    // A page and its total, read together (one snapshot) by a store that can: as texts for a
+    // representation that is that text, else as members (Atom, a handler's result).
+    if (renderTexts) {
+      const withTotal = await store.pageJson?.(model, query, read);
+      const page = withTotal ?? (await readPage(store.listJson(model, query, read), query.start, query.count));
+      source = { texts: 'texts' in page ? page.texts : page.items, render: renderTexts };
       total = page.total;
     } else {
-      const page = await readPage(store.list(model, query, read), query.start, query.count);
-      source = { members: page.items };
+      const withTotal = await store.page?.(model, query, read);
+      const page = withTotal ?? (await readPage(store.list(model, query, read), query.start, query.count));
+      source = { members: 'members' in page ? page.members : page.items };
       total = page.total;
-      // A first page newest first starts with the newest match (or there is none).
-      if (rep.needsNewest && query.start === 0 && query.order[0]?.field === 'updated' && query.order[0].desc) newest = page.items[0]?.updated ?? null;
+    }
+    // A first page newest first starts with the newest match (or there is none).
+    if ('members' in source && rep.needsNewest && query.start === 0 && query.order[0]?.field === 'updated' && query.order[0].desc) {
+      newest = (source.members as readonly Member[])[0]?.updated ?? null;
     }
   } else {
     source = renderTexts ? { texts: store.listJson(model, query, read), render: renderTexts } : { members: store.list(model, query, read) };

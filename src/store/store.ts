@@ -61,6 +61,8 @@ export interface Store {
    * caller reads the page, then counts.
    */
   pageJson?(model: Model, query: Query, options?: ReadOptions): Promise<{ texts: string[]; total: number } | undefined>;
+  /** pageJson's page as the members `list` gives (for a representation that renders members), read the same way. */
+  page?(model: Model, query: Query, options?: ReadOptions): Promise<{ members: Member[]; total: number } | undefined>;
   /** How many members match the filters; with no filters it reads a count the store keeps. */
   count(model: Model, filters: readonly Filter[], options?: ReadOptions): Promise<number>;
   get(model: Model, id: number): Promise<Member | null>;

@@ -1,5 +1,6 @@
 // The SQLite store's pageJson: a page and its total read together (filtered: in one pass). It must
-// give what listJson then count give, for every query it answers, and save the count only when it can.
+// give what listJson then count give, for every query it answers, and save the count only when it can;
+// its twin page, the members list gives.
 // And getJson: a member as its stored text, the same text JSON.stringify gives for get's member.
 
 import t from 'tap';
@@ -60,7 +61,7 @@ const ORDERS = ['order_by=name', 'order_by=-name', 'order_by=level', '', 'order_
 const PAGES = ['count=1', 'count=5', 'count=10', 'start=3&count=5', 'start=10&count=10', 'start=40&count=10', 'start=5&count=32', 'count=0', 'count=33'];
 
 for (const kind of ['memory', 'file'] as const) {
-  t.test(`${kind}: every page it answers is listJson's page with count's total`, async (t) => {
+  t.test(`${kind}: every page it answers is listJson's page with count's total, and page's the members list gives`, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-page-json-'));
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
     const store = await openSqliteStore(kind === 'memory' ? 'sqlite::memory:' : `sqlite:${join(dir, 'svc.sqlite')}`, '');
@@ -72,9 +73,16 @@ for (const kind of ['memory', 'file'] as const) {
         for (const p of PAGES) {
           const q = query([f, o, p].filter(Boolean).join('&'));
           const got = await store.pageJson!(model, q);
+          const members = await store.page!(model, q);
+          t.equal(members === undefined, got === undefined, `${f}&${o}&${p}: page answers what pageJson answers`);
           if (got === undefined) continue;
           answered++;
           t.same(got, await expected(store, q), `${f}&${o}&${p}`);
+          // As members: list's members in list's order (key order included: Atom renders in it).
+          const listed = [];
+          for await (const m of store.list(model, q)) listed.push(m);
+          t.strictSame(members, { members: listed, total: got.total }, `${f}&${o}&${p}: page`);
+          t.same(members!.members.map((m) => Object.keys(m)), listed.map((m) => Object.keys(m)));
         }
       }
     }

@@ -3,6 +3,7 @@
 
 import t from 'tap';
 import { runDefault } from '../../src/handler/default-handler.ts';
+import { atom } from '../../src/representation/atom.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { makeModel } from '../fixtures/models.ts';
@@ -16,6 +17,7 @@ for (let i = 0; i < 7; i++) await store.insert(model, { name: i < 5 ? `a${i}` : 
 /** The store's methods, each bound to it (its fields are private: a proxy's `this` would not do). */
 function bound(s: Store): Store {
   const names = ['ensure', 'list', 'listJson', 'count', 'get', 'insert', 'replace', 'delete', 'ping', 'close'] as const;
+  // pageJson is left out: these lists read the page, then count.
   return Object.fromEntries(names.map((n) => [n, (s[n] as (...a: unknown[]) => unknown).bind(s)])) as unknown as Store;
 }
 
@@ -49,4 +51,34 @@ t.test('a page that may not be the last is counted', async (t) => {
   t.same(await list('count=0'), { total: '7', ids: [], counts: 1 });
   t.same(await list(''), { total: '7', ids: [], counts: 1 }, 'an unpaged list streams, counted first');
   t.same(await list('count=1000'), { total: '7', ids: [], counts: 1 }, 'a large page streams, counted first');
+});
+
+t.test('a first page in Atom, or collected for a handler, is read as members with its total in one read (page): no list, no count', async (t) => {
+  const calls: string[] = [];
+  const spying: Store = {
+    ...bound(store),
+    pageJson: (...args) => (calls.push('pageJson'), store.pageJson!(...args)),
+    page: (...args) => (calls.push('page'), store.page!(...args)),
+    list: (...args) => (calls.push('list'), store.list(...args)),
+    count: (...args) => (calls.push('count'), store.count(...args)),
+  };
+  const read = async (query: string, representation: 'json' | 'atom', collect: boolean) => {
+    calls.length = 0;
+    const ex = stubExchange({ collection: 'items', handler: '', store: spying });
+    const params = new URLSearchParams(query);
+    Object.assign(ex, { model, params: new Map(params), query: [...params], representation: representation === 'atom' ? atom : ex.representation });
+    const result = await runDefault(ex, { collect });
+    return { total: ex.res.headers.get('x-total-count'), ids: result.collection?.map((m) => m.id), calls: [...calls] };
+  };
+  t.same(await read('count=3', 'atom', false), { total: '7', ids: undefined, calls: ['page'] }, 'Atom, newest first: the page, its total and the feed\'s updated');
+  // In another order the feed's updated (the newest match) is one more read of one member.
+  t.same(await read('count=3&name__startswith=a&order_by=name', 'atom', false), { total: '5', ids: undefined, calls: ['page', 'list'] }, 'Atom, filtered, by name');
+  t.same(await read('count=3&order_by=name', 'json', true), { total: '7', ids: [1, 2, 3], calls: ['page'] }, 'collected for a handler');
+  t.same(await read('count=3&order_by=name', 'json', false), { total: '7', ids: undefined, calls: ['pageJson'] }, 'JSON: the page as texts');
+  // The page's members are those list gives, in its order (the newest first for Atom).
+  const members = [];
+  for await (const m of store.list(model, { filters: [], order: [{ field: 'updated', desc: true }], start: 0, count: 3 })) members.push(m);
+  const ex = stubExchange({ collection: 'items', handler: '', store: spying });
+  Object.assign(ex, { model, params: new Map([['count', '3'], ['order_by', '-updated']]), query: [['count', '3']] });
+  t.same((await runDefault(ex, { collect: true })).collection, members);
 });

@@ -76,6 +76,16 @@ function closeReader(reader: Reader): void {
   reader.db.close();
 }
 
+/** `rows` of TEXT_COLUMNS made items of a page by `item`; a member a write deleted since (undefined) is left out. */
+function items<T>(c: Collection, rows: readonly SQLOutputValue[][], item: (c: Collection, row: SQLOutputValue[]) => T | undefined): T[] {
+  const out: T[] = [];
+  for (const row of rows) {
+    const it = item(c, row);
+    if (it !== undefined) out.push(it);
+  }
+  return out;
+}
+
 class SqliteStore implements Store {
   readonly #db: DatabaseSync;
   readonly #deadline: Deadline;
@@ -239,13 +249,25 @@ class SqliteStore implements Store {
    * - Unfiltered, in an order an index serves: the page and the collection's count in one read
    *   transaction (`#oneRead`).
    * - Filtered, when a filter bounds the walk of the order's index (sql.ts `orderWalkIsBounded`):
-   *   from one pass over the matches, the ids of the page and of up to one page more, then the
-   *   page's rows by id. When the matches run out within that, their number is the total (start +
-   *   the ids read, as for a short page: an empty read past the first page says only that the
-   *   total is at most `start`); otherwise a count query counts them. On the event loop, the reads
-   *   share one read transaction.
+   *   from one pass over the matches, the rows of the page and of up to one page more (their texts
+   *   when small; a large one is read by id, for the page only). When the matches run out within
+   *   that, their number is the total (start + the rows read, as for a short page: an empty read
+   *   past the first page says only that the total is at most `start`); otherwise a count query
+   *   counts them. On the event loop, the reads share one read transaction.
    */
   async pageJson(model: Model, query: Query, options: ReadOptions = {}): Promise<{ texts: string[]; total: number } | undefined> {
+    const page = await this.#page(model, query, options, (c, row) => this.#memberText(c, row) || undefined);
+    return page && { texts: page.items, total: page.total };
+  }
+
+  /** pageJson's page as members (for Atom, and a handler's result): the same read, each row made a member instead of its text. */
+  async page(model: Model, query: Query, options: ReadOptions = {}): Promise<{ members: Member[]; total: number } | undefined> {
+    const page = await this.#page(model, query, options, (c, row) => this.#member(c, row));
+    return page && { members: page.items, total: page.total };
+  }
+
+  /** The page and total of pageJson, each row of TEXT_COLUMNS made an item by `item` (undefined: a member a write deleted since). */
+  async #page<T>(model: Model, query: Query, options: ReadOptions, item: (c: Collection, row: SQLOutputValue[]) => T | undefined): Promise<{ items: T[]; total: number } | undefined> {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
     const count = query.count;
     if (count === undefined || count === 0 || count > PAGE_WITH_TOTAL) return undefined;
@@ -255,7 +277,7 @@ class SqliteStore implements Store {
       if (scan) return undefined;
       const { sql, params } = selectSql(c.shape, query, TEXT_COLUMNS);
       const { rows, total } = this.#oneRead(allowance, () => ({ rows: this.#statements.rows(sql, params), total: this.#keptCount(c) }));
-      return { texts: this.#texts(c, rows), total };
+      return { items: items(c, rows, item), total };
     }
     if (!orderWalkIsBounded(query, c.indexes.unindexed)) return undefined;
     // One walk gives the page's rows and those of the next page, whose texts are read only when small.
@@ -268,12 +290,12 @@ class SqliteStore implements Store {
       return this.#oneRead(allowance, () => {
         const found = this.#statements.rows(sql, params);
         const total = known(found) ?? this.#countNow(c, query.filters);
-        return { texts: this.#pageTexts(c, found.slice(0, count)), total };
+        return { items: items(c, this.#withLargeTexts(c, found.slice(0, count)), item), total };
       });
     }
     const found = await this.#all(sql, params, true, allowance);
     const total = known(found) ?? (await this.count(model, query.filters, options));
-    return { texts: this.#pageTexts(c, found.slice(0, count)), total };
+    return { items: items(c, this.#withLargeTexts(c, found.slice(0, count)), item), total };
   }
 
   /** The collection's member count, as its triggers keep it. */
@@ -306,19 +328,9 @@ class SqliteStore implements Store {
     });
   }
 
-  /** The texts of rows of SMALL_TEXT_COLUMNS: a text left out as large is read by id (a member a write deleted since is left out). */
-  #pageTexts(c: Collection, rows: SQLOutputValue[][]): string[] {
-    return this.#texts(c, rows.map((row) => (row[2] === null ? (this.#statements.row(c.selectText, [row[0] as number]) ?? row) : row)));
-  }
-
-  /** The texts of rows of TEXT_COLUMNS; a member a write deleted since is left out. */
-  #texts(c: Collection, rows: SQLOutputValue[][]): string[] {
-    const texts: string[] = [];
-    for (const row of rows) {
-      const text = this.#memberText(c, row);
-      if (text !== '') texts.push(text);
-    }
-    return texts;
+  /** Rows of SMALL_TEXT_COLUMNS as rows of TEXT_COLUMNS: a text left out as large is read by id (a member a write deleted since keeps its row, and is left out). */
+  #withLargeTexts(c: Collection, rows: SQLOutputValue[][]): SQLOutputValue[][] {
+    return rows.map((row) => (row[2] === null ? (this.#statements.row(c.selectText, [row[0] as number]) ?? row) : row));
   }
 
   /**
