@@ -71,8 +71,20 @@ try {
     userRatios.push(users[1]! / users[0]!);
     console.log(`round ${r + 1}: ${got.join(', ')}, B/A ${(rates[1]! / rates[0]!).toFixed(3)}, CPU/req B/A ${(cpus[1]! / cpus[0]!).toFixed(3)}`);
   }
-  console.log(`median B/A ${median(ratios).toFixed(3)}, CPU per request B/A ${median(cpuRatios).toFixed(3)}, user-mode CPU per request B/A ${median(userRatios).toFixed(3)} (A: '${flagsA}', B: '${flagsB}')`);
+  // With the middle half of the rounds' ratios: two settings that are the same (an A/A run) give a
+  // spread as wide as this machine's noise, and a difference inside it is not shown by the run.
+  const summary = (xs: number[]) => `${median(xs).toFixed(3)} (middle half ${quantile(xs, 0.25).toFixed(3)}–${quantile(xs, 0.75).toFixed(3)})`;
+  console.log(`median B/A ${summary(ratios)}, CPU per request B/A ${summary(cpuRatios)}, user-mode CPU per request B/A ${summary(userRatios)} (A: '${flagsA}', B: '${flagsB}')`);
 } finally {
   for (const s of servers) await s.stop();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** The `q` quantile of `xs` (linear between the two nearest ranks). */
+function quantile(xs: readonly number[], q: number): number {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const at = (s.length - 1) * q;
+  const lo = Math.floor(at);
+  return s[lo]! + (s[Math.min(lo + 1, s.length - 1)]! - s[lo]!) * (at - lo);
 }
