@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { runLoad } from './load.ts';
 import { commandLineScenario, SERVERS } from './scenarios.ts';
-import { median } from './report.ts';
+import { median, quantile } from './report.ts';
 import { Seeds } from './seed.ts';
 import { cpuOf, ROOT, startServer } from './servers.ts';
 
@@ -80,11 +80,3 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** The `q` quantile of `xs` (linear between the two nearest ranks). */
-function quantile(xs: readonly number[], q: number): number {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const at = (s.length - 1) * q;
-  const lo = Math.floor(at);
-  return s[lo]! + (s[Math.min(lo + 1, s.length - 1)]! - s[lo]!) * (at - lo);
-}

@@ -65,10 +65,16 @@ export interface RunInfo {
 }
 
 export function median(xs: readonly number[]): number {
+  return quantile(xs, 0.5);
+}
+
+/** The `q` quantile of the finite values of `xs` (linear between the two nearest ranks); NaN when there are none. */
+export function quantile(xs: readonly number[], q: number): number {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   if (s.length === 0) return NaN;
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  const at = (s.length - 1) * q;
+  const lo = Math.floor(at);
+  return s[lo]! + (s[Math.min(lo + 1, s.length - 1)]! - s[lo]!) * (at - lo);
 }
 
 function meets(target: Target | undefined, ratio: number, p50Ratio: number, p50AddedMs: number): boolean | undefined {
