@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONFIG, type Config } from './config.ts';
 import { resolveLimits, type Limits } from './exchange/limits.ts';
-import { LOG_FORMATS, LOG_LEVELS, Logger, logSink, type LogFormat, type LogLevel } from './exchange/log.ts';
+import { LOG_FORMATS, LOG_LEVELS, Logger, serverLogger, type LogFormat, type LogLevel } from './exchange/log.ts';
 import { autoWorkers, runPrimary, worker } from './cluster.ts';
 import { nodeSnapshotDisabled } from './node-flags.ts';
 import { exitAfterStop } from './process-exit.ts';
@@ -142,7 +142,7 @@ async function serve(config: Config): Promise<void> {
     console.error('svc: warning: Node was started without --no-node-snapshot, which isolated-vm needs (handlers may crash the process); start svc with npm start, bin/svc.js or node --no-node-snapshot');
   }
   if (config.workers > 1 && cluster.isPrimary) {
-    runPrimary(config.workers, new Logger(logSink(config.logFormat, config.logLevel), {}, config.logLevel), (url) => console.log(`svc listening on ${url} (${describe(config)})`));
+    runPrimary(config.workers, serverLogger(config.logFormat, config.logLevel), (url) => console.log(`svc listening on ${url} (${describe(config)})`));
     return;
   }
   const { start } = await import('./main.ts');

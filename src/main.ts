@@ -2,7 +2,7 @@
 
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
-import { Logger, logSink, type LogSink } from './exchange/log.ts';
+import { Logger, serverLogger, type LogSink } from './exchange/log.ts';
 import type { RuntimeFactory } from './exchange/runtime.ts';
 import { onTrimmed } from './malloc-trim.ts';
 import { guardMemory } from './sandbox/memory-guard.ts';
@@ -35,7 +35,7 @@ export interface Wiring {
 
 export async function start(config: Config, wiring: Wiring = {}): Promise<Running> {
   // A sink given by the caller (tests) gets every record; the command line's gets those of --log-level and above.
-  const log = wiring.log ? new Logger(wiring.log) : new Logger(logSink(config.logFormat, config.logLevel), {}, config.logLevel);
+  const log = wiring.log ? new Logger(wiring.log) : serverLogger(config.logFormat, config.logLevel);
   const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
   onTrimmed((t) => log.debug(`memory: malloc_trim after releases: resident ${mib(t.rssBefore)} → ${mib(t.rssAfter)} MiB (${t.ms.toFixed(1)} ms)`));
   const apps = new Apps(config, wiring.runtime ?? sandboxRuntime, log);

@@ -138,3 +138,8 @@ export function logSink(format: LogFormat, minLevel: LogLevel = 'info', write: (
     if (LEVELS[record.level] >= min) write(render(record));
   };
 }
+
+/** The server's logger for `--log-format` and `--log-level`: its sink writes that level and above, and it builds no record below it. */
+export function serverLogger(format: LogFormat, level: LogLevel): Logger {
+  return new Logger(logSink(format, level), {}, level);
+}

@@ -125,12 +125,11 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
     } else {
       const withTotal = await store.page?.(model, query, read);
       const page = withTotal ?? (await readPage(store.list(model, query, read), query.start, query.count));
-      source = { members: 'members' in page ? page.members : page.items };
+      const members = 'members' in page ? page.members : page.items;
+      source = { members };
       total = page.total;
-    }
-    // A first page newest first starts with the newest match (or there is none).
-    if ('members' in source && rep.needsNewest && query.start === 0 && query.order[0]?.field === 'updated' && query.order[0].desc) {
-      newest = (source.members as readonly Member[])[0]?.updated ?? null;
+      // A first page newest first starts with the newest match (or there is none).
+      if (rep.needsNewest && query.start === 0 && query.order[0]?.field === 'updated' && query.order[0].desc) newest = members[0]?.updated ?? null;
     }
   } else {
     source = renderTexts ? { texts: store.listJson(model, query, read), render: renderTexts } : { members: store.list(model, query, read) };

@@ -2,7 +2,7 @@
 
 import { spawnSync } from 'node:child_process';
 import t, { type Test } from 'tap';
-import { jsonLine, Logger, logSink, type LogRecord } from '../../src/exchange/log.ts';
+import { jsonLine, Logger, logSink, serverLogger, type LogRecord } from '../../src/exchange/log.ts';
 
 t.test('a JSON line: time, level and msg first, then the fields; a field cannot replace the first three', async (t) => {
   const before = Date.now();
@@ -121,4 +121,7 @@ t.test('a logger knows the lowest level its sink writes, and its children inheri
   t.equal(child.enabled('warn'), true);
   const everything = new Logger((r) => records.push(r));
   t.equal(everything.enabled('debug'), true, 'a logger given only a sink hands it every record');
+  const server = serverLogger('json', 'warn');
+  t.equal(server.enabled('info'), false, "the server's logger builds no record below --log-level");
+  t.equal(server.child({ requestId: 'r' }).enabled('warn'), true);
 });
