@@ -16,7 +16,8 @@ export const CATALOGUE = {
   'invalid-member': { status: 400, title: 'Bad Request', fix: 'Correct the fields listed in `errors`: unknown fields, wrong types, over-long strings, malformed dates, missing required fields.' },
   'invalid-query': { status: 400, title: 'Bad Request', fix: 'Correct the query parameters listed in `errors`.' },
   'invalid-header': { status: 400, title: 'Bad Request', fix: 'Correct the request header named in `detail`.' },
-  // 404 / 405 / 406 / 412 / 413 / 414 / 415
+  'malformed-request': { status: 400, title: 'Bad Request', fix: 'Send well-formed HTTP/1.1: the request line, a header line or the chunked body could not be parsed (`detail` says what the parser found).' },
+  // 404 / 405 / 406 / 408 / 412 / 413 / 414 / 415 / 431
   'not-found': { status: 404, title: 'Not Found', fix: 'Check the URL: /resources/<collection>[/<id>[/<path info>]], no trailing slash.' },
   'collection-not-found': { status: 404, title: 'Not Found', fix: 'Add models/<collection>.json and resources/<collection>.ts to the app, or check the spelling.' },
   'member-not-found': { status: 404, title: 'Not Found', fix: 'Use the id of an existing member (ids are positive integers).' },
@@ -24,10 +25,12 @@ export const CATALOGUE = {
   'tenant-not-found': { status: 404, title: 'Not Found', fix: 'Check the first label of the Host header: it names the tenant.' },
   'method-not-allowed': { status: 405, title: 'Method Not Allowed', fix: 'Use one of the methods in the Allow header.' },
   'not-acceptable': { status: 406, title: 'Not Acceptable', fix: 'Accept application/json or application/atom+xml, or pass format_as=json|atom.' },
+  'request-timeout': { status: 408, title: 'Request Timeout', fix: 'Send the whole request, headers and body, within --request-timeout (30 s by default); the connection is closed.' },
   'precondition-failed': { status: 412, title: 'Precondition Failed', fix: 'The member changed since you read it: GET it again and retry with the new ETag.' },
   'body-too-large': { status: 413, title: 'Content Too Large', fix: 'Send a smaller body, or raise --max-body on the server.' },
   'uri-too-long': { status: 414, title: 'URI Too Long', fix: 'Shorten the URL (query string included), or raise --max-url on the server.' },
-  'unsupported-media-type': { status: 415, title: 'Unsupported Media Type', fix: 'Send Content-Type application/json or application/atom+xml, with no charset other than utf-8.' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported Media Type', fix: 'Send Content-Type application/json or application/atom+xml, with no charset other than utf-8, and the body uncompressed (no Content-Encoding).' },
+  'headers-too-large': { status: 431, title: 'Request Header Fields Too Large', fix: 'Send a request line and headers of at most 16 KiB together (Node\'s --max-http-header-size); the connection is closed.' },
   // 5xx: the server or the handler
   'internal-error': { status: 500, title: 'Internal Server Error', fix: 'A bug in the server: the log has the details.' },
   'app-settings-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the app\'s svc.json as `detail` says (its JSON Schema is runtime/svc-settings.schema.json).' },
@@ -117,7 +120,7 @@ export function reasonPhrase(status: number): string | undefined {
 
 const STATUS_TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  406: 'Not Acceptable', 409: 'Conflict', 410: 'Gone', 412: 'Precondition Failed', 413: 'Content Too Large',
-  414: 'URI Too Long', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  406: 'Not Acceptable', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone', 412: 'Precondition Failed', 413: 'Content Too Large',
+  414: 'URI Too Long', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
   500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable',
 };

@@ -28,7 +28,50 @@ export const CONDITIONS_BY_TYPE: Readonly<Record<FieldType, readonly Condition[]
 export const MAX_IN_VALUES = 1000;
 
 const PART_RANGE: Record<string, [number, number]> = { year: [0, 9999], month: [1, 12], day: [1, 31] };
-const NON_NEGATIVE = /^\d{1,15}$/;
+/** Digits a `start` or `count` may have: every such number is exact as a JavaScript number (below 2^53). */
+export const MAX_PAGE_DIGITS = 15;
+const NON_NEGATIVE = new RegExp(`^\\d{1,${MAX_PAGE_DIGITS}}$`);
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** A run of percent-escapes: the bytes of one or more characters, which must be whole UTF-8 on their own. */
+const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
+
+/** Whether the percent-escapes of `raw` (a name or value as sent) stand for UTF-8. */
+function escapesAreUtf8(raw: string): boolean {
+  if (!raw.includes('%')) return true;
+  for (const [run] of raw.matchAll(ESCAPES)) {
+    const bytes = new Uint8Array(run.length / 3);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(run.slice(i * 3 + 1, i * 3 + 3), 16);
+    try {
+      UTF8.decode(bytes);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The parameters of a request's query string (the part after `?`), the first value of each
+ * (README "Collection queries"). URLSearchParams decodes escapes that are not UTF-8 to U+FFFD,
+ * which would then match stored text: such a parameter is 400 `invalid-query` instead.
+ */
+export function queryParams(raw: string): Map<string, string> {
+  const params = new Map<string, string>();
+  const errors: FieldError[] = [];
+  for (const [k, v] of new URLSearchParams(raw)) if (!params.has(k)) params.set(k, v);
+  if (raw.includes('%')) {
+    for (const pair of raw.split('&')) {
+      if (escapesAreUtf8(pair)) continue;
+      const eq = pair.indexOf('=');
+      const name = eq === -1 ? pair : pair.slice(0, eq);
+      errors.push({ parameter: (escapesAreUtf8(name) ? new URLSearchParams(`${name}=`).keys().next().value! : name).slice(0, 64), message: 'is not UTF-8: percent-encode the UTF-8 bytes of its text' });
+      if (errors.length === 100) break;
+    }
+  }
+  if (errors.length) throw validationError('invalid-query', 'Invalid query', errors);
+  return params;
+}
 
 /** A field as a filter sees it: `max_length` does not bound a filter value. */
 function filterField(field: FieldDef): FieldDef {
@@ -103,7 +146,7 @@ export function parseQuery(
       case 'start':
       case 'count':
         if (!NON_NEGATIVE.test(raw)) {
-          errors.push({ parameter: name, message: 'must be a non-negative integer' });
+          errors.push({ parameter: name, message: `must be a non-negative integer of at most ${MAX_PAGE_DIGITS} digits` });
         } else if (name === 'start') start = Number(raw);
         else count = Number(raw);
         continue;

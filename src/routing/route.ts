@@ -10,7 +10,8 @@ export type Route =
   | { kind: 'openapi' }
   | { kind: 'resource'; collection: string; id?: string; pathInfo?: string; event: EventName };
 
-const ALL_METHODS = 'GET, HEAD, PUT, POST, DELETE';
+/** The methods the URL convention serves (README "REST reference"): the Allow of a 405 for any other. */
+export const ALL_METHODS = 'GET, HEAD, PUT, POST, DELETE';
 
 /** The operator's endpoints (README "Operations"): liveness, readiness, Prometheus metrics. */
 export const OPS_ENDPOINTS = ['healthz', 'readyz', 'metrics'] as const;

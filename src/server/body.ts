@@ -46,3 +46,11 @@ export function contentTypeOf(header: string | undefined): { mediaType: string; 
 
 /** The charsets a body may declare: it is read as UTF-8 only (JSON is UTF-8, RFC 8259 §8.1; an Atom entry names its encoding in its XML declaration). */
 export const UTF8_CHARSETS: ReadonlySet<string> = new Set(['utf-8', 'utf8', 'us-ascii']);
+
+/**
+ * The content codings a Content-Encoding header applies to the body (lower case, in order),
+ * `identity` (no coding) left out. The server decodes none: a body in any of them is 415.
+ */
+export function contentCodings(header: string | undefined): string[] {
+  return (header ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+}

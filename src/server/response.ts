@@ -1,6 +1,7 @@
 // The one place that writes to the socket: the ResponseSink of exchange/ over node:http.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { reasonPhrase, type Problem } from '../errors.ts';
 import type { ResponseSink } from '../exchange/response.ts';
 
@@ -161,6 +162,26 @@ export class HttpResponse implements ResponseSink {
     this.#ended = true;
     this.#res.destroy();
   }
+}
+
+/**
+ * Answers on a connection that has no request to answer through (node:http could not parse one,
+ * or it did not arrive in time): the problem, in the status line and headers a ServerResponse would
+ * write, then the connection closes. Write it only while nothing of a response is on the wire.
+ */
+export function sendConnectionProblem(socket: Duplex, problem: Problem, requestId: string): void {
+  const body = JSON.stringify({ ...problem, requestId });
+  const head = [
+    `HTTP/1.1 ${problem.status} ${reasonPhrase(problem.status) ?? problem.title}`,
+    `date: ${new Date().toUTCString()}`,
+    `x-request-id: ${requestId}`,
+    'content-type: application/problem+json',
+    `content-length: ${Buffer.byteLength(body)}`,
+    'connection: close',
+  ];
+  // Closed once the bytes are out. A few hundred bytes go out at once, unless a response before
+  // them is stuck on a client that stopped reading: that one's stall timer cuts the connection.
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
 }
 
 /**

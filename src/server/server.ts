@@ -1,7 +1,9 @@
 // The HTTP server: a request reads as route → app → model → body → negotiate → exchange → handler runtime → complete.
 
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, maxHeaderSize, ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { SvcError } from '../errors.ts';
 import { complete, type Ending } from '../exchange/complete.ts';
 import type { ServedApp } from '../exchange/app.ts';
@@ -10,15 +12,16 @@ import type { Limits } from '../exchange/limits.ts';
 import type { Logger } from '../exchange/log.ts';
 import type { ResponseSink } from '../exchange/response.ts';
 import { typeMetadata } from '../model/metadata.ts';
+import { queryParams } from '../model/query.ts';
 import { typeFromText } from '../model/validate.ts';
 import { byMediaType, REPRESENTATIONS } from '../representation/index.ts';
 import { negotiate } from '../representation/negotiate.ts';
 import { allowHeader, EVENTS, isMemberEvent } from '../routing/events.ts';
 import { openApiDocument } from '../routing/openapi.ts';
-import { route, type OpsEndpoint } from '../routing/route.ts';
-import { contentTypeOf, readBody, UTF8_CHARSETS, utf8Text } from './body.ts';
+import { ALL_METHODS, route, type OpsEndpoint } from '../routing/route.ts';
+import { contentCodings, contentTypeOf, readBody, UTF8_CHARSETS, utf8Text } from './body.ts';
 import type { Metrics } from './metrics.ts';
-import { HttpResponse } from './response.ts';
+import { HttpResponse, sendConnectionProblem } from './response.ts';
 
 export interface ServerOptions {
   /**
@@ -48,7 +51,39 @@ export interface SvcServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?|\[[0-9A-Fa-f:.]{2,45}\])(?::(\d{1,5}))?$/;
+
+/**
+ * A Host header is a plain host[:port], the port 1–65535 (RFC 9112 §3.2: else 400). Port 0 is
+ * no port a client can connect to: a Host naming it did not reach this server, and a URL built
+ * from it would lead nowhere.
+ */
+function plainHost(host: string): boolean {
+  const match = HOST.exec(host);
+  if (match === null) return false;
+  const port = match[1];
+  return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+}
+
+/**
+ * The problem answering what node:http reports on a connection ('clientError'): a request it could
+ * not parse or that did not arrive in time, with the status Node itself would answer; undefined for
+ * the connection's own errors (ECONNRESET, EPIPE), where there is no one to answer.
+ */
+function clientErrorProblem(err: NodeJS.ErrnoException & { reason?: string }, requestTimeoutMs: number): SvcError | undefined {
+  switch (err.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new SvcError('request-timeout', `The request's headers and body did not arrive within ${requestTimeoutMs} ms: send the whole request sooner.`);
+    case 'HPE_HEADER_OVERFLOW':
+      return new SvcError('headers-too-large', `The request line and headers are over ${maxHeaderSize} bytes together: send fewer or shorter headers.`);
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return new SvcError('body-too-large', 'The chunk extensions of the body are too long: send the body without chunk extensions.');
+  }
+  if (!err.code?.startsWith('HPE_')) return undefined;
+  // The parser's reason ("Invalid header value char", "Duplicate Content-Length") says what was wrong; it names no header.
+  return new SvcError('malformed-request', `The request is not well-formed HTTP/1.1 (${err.reason ?? err.code}): send a valid request line, header lines and body framing.`);
+}
+
 /** A client's X-Request-Id is kept when it is this plain; otherwise the server makes one. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -79,12 +114,6 @@ function answerPreflight(req: IncomingMessage, sink: ResponseSink, methods: stri
     sink.setHeader('access-control-max-age', '600');
   }
   sink.end();
-}
-
-function firstValues(sp: URLSearchParams): Map<string, string> {
-  const params = new Map<string, string>();
-  for (const [k, v] of sp) if (!params.has(k)) params.set(k, v);
-  return params;
 }
 
 function hostCount(req: IncomingMessage): number {
@@ -150,10 +179,20 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     if (Buffer.byteLength(target) > limits.maxUrlBytes) {
       throw new SvcError('uri-too-long', `The URL is over ${limits.maxUrlBytes} bytes.`);
     }
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is 400 (HTTP/1.0 may leave it out). Checked
+    // here rather than by node:http (requireHostHeader), whose 400 has no body.
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+      throw new SvcError('invalid-header', 'The request has no Host header: send one (HTTP/1.1 requires it).');
+    }
     // Origin-form only (RFC 9112 §3.2.1); paths are matched as sent, never normalised.
     const q = target.indexOf('?');
     const pathname = q === -1 ? target : target.slice(0, q);
     const method = req.method ?? 'GET';
+    // CONNECT asks for a tunnel to the host:port it names (RFC 9110 §9.3.6): this server is no proxy.
+    // A CONNECT to one of its paths is routed like any other method it does not serve.
+    if (method === 'CONNECT' && !target.startsWith('/')) {
+      throw new SvcError('method-not-allowed', 'CONNECT is not a method of this server: it is no proxy.', { headers: { allow: ALL_METHODS } });
+    }
     // A CORS preflight asks about a method; it is answered for the resource a GET would reach.
     const preflight = method === 'OPTIONS' && cors !== undefined && req.headers['access-control-request-method'] !== undefined;
     const r = route(preflight ? 'GET' : method, pathname);
@@ -164,7 +203,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     // Node keeps the first of several Host headers, a proxy may use the last: more than one is 400 (RFC 9112 §3.2).
     if (hostCount(req) > 1) throw new SvcError('invalid-header', 'The request has more than one Host header: send exactly one.');
     const host = req.headers.host ?? 'localhost';
-    if (!HOST.test(host)) throw new SvcError('invalid-header', 'The Host header must be a host name or address with an optional port.');
+    if (!plainHost(host)) throw new SvcError('invalid-header', 'The Host header must be a host name or address with an optional port from 1 to 65535.');
     const app = await opts.resolveApp(host);
     if (!app) throw new SvcError('tenant-not-found', `No app is served for host ${JSON.stringify(req.headers.host ?? '')}.`);
     state.app = app;
@@ -207,12 +246,20 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const log = opts.log.child({ requestId, tenant: app.name, collection: r.collection, event: r.event });
     ending.log = log;
 
-    const query = firstValues(new URLSearchParams(q === -1 ? '' : target.slice(q + 1)));
+    const query = queryParams(q === -1 ? '' : target.slice(q + 1));
     const representation = negotiate(REPRESENTATIONS, req.headers.accept, query.get('format_as'));
     const rawBody = await readBody(req, limits.maxBodyBytes);
     state.bytesIn = rawBody.length;
     let body: Record<string, unknown> | undefined;
     if (r.event === 'create' || r.event === 'update') {
+      // The body is read only here, and in no content coding (RFC 9110 §8.4): 415, and Accept-Encoding
+      // says which the server takes (§12.5.3). Other events pass the body to the handler as sent.
+      const codings = contentCodings(req.headers['content-encoding']);
+      if (codings.length > 0) {
+        throw new SvcError('unsupported-media-type', `Content-Encoding ${codings.join(', ')} is not accepted: send the body uncompressed (no Content-Encoding).`, {
+          headers: { 'accept-encoding': 'identity' },
+        });
+      }
       const { mediaType, charset } = contentTypeOf(req.headers['content-type']);
       const reader = byMediaType(mediaType);
       if (!reader) {
@@ -257,58 +304,103 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     await app.runtime.serve(ex);
   }
 
+  /** The request being answered on each connection (the latest, when requests are pipelined), and its response. */
+  const answering = new WeakMap<Duplex, { req: IncomingMessage; sink: HttpResponse }>();
+
+  function serve(req: IncomingMessage, res: ServerResponse): void {
+    inFlight++;
+    const sent = req.headers['x-request-id'];
+    const requestId = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
+    const started = performance.now();
+    const sink = new HttpResponse(req, res, limits.requestTimeoutMs);
+    const exchange = { req, sink };
+    answering.set(req.socket, exchange);
+    sink.setHeader('x-request-id', requestId);
+    if (closing) sink.setHeader('connection', 'close');
+    const allowOrigin = corsOrigin(req.headers.origin);
+    if (allowOrigin !== undefined) {
+      sink.setHeader('access-control-allow-origin', allowOrigin);
+      sink.setHeader('access-control-expose-headers', CORS_EXPOSED);
+      if (allowOrigin !== '*') sink.setHeader('vary', 'Origin');
+    }
+    const ending = { res: sink, log: opts.log.child({ requestId }), dev };
+    const state: RequestState = { bytesIn: 0, usage: { handlerCpuMs: 0 }, holds: false };
+    // One record per request, when its response is complete or its connection gone.
+    res.once('close', () => {
+      if (answering.get(req.socket) === exchange) answering.delete(req.socket);
+      const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+      const status = res.writableFinished ? sink.status : 0;
+      const handlerCpuMs = Math.round(state.usage.handlerCpuMs * 1000) / 1000;
+      if (ending.log.enabled('info')) {
+        const path = (req.url ?? '/').split('?')[0]!.slice(0, 512);
+        ending.log
+          .child({ method: req.method, path, status, durationMs, bytesIn: state.bytesIn, bytesOut: sink.written, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) })
+          .info(`${req.method} ${path} ${status || 'aborted'} ${durationMs} ms`);
+      }
+      opts.metrics.observe({ tenant: state.tenant ?? '', status, durationMs, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) });
+    });
+    handle(req, ending, requestId, state)
+      .then(
+        () => complete(ending),
+        (err: unknown) => complete(ending, err),
+      )
+      .finally(() => {
+        if (state.holds) {
+          const n = busy.get(state.tenant!)! - 1;
+          if (n === 0) busy.delete(state.tenant!);
+          else busy.set(state.tenant!, n);
+        }
+        if (state.app) opts.releaseApp?.(state.app);
+        if (--inFlight === 0 && idle) idle();
+      });
+  }
+
   const server = createServer(
     {
       requestTimeout: limits.requestTimeoutMs,
       headersTimeout: limits.requestTimeoutMs,
       // How often Node checks the two timeouts above; its default (30 s) would let a slow request live twice as long.
       connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(limits.requestTimeoutMs / 4))),
+      // handle() answers a missing Host itself, as a problem.
+      requireHostHeader: false,
     },
-    (req, res) => {
-      inFlight++;
-      const sent = req.headers['x-request-id'];
-      const requestId = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
-      const started = performance.now();
-      const sink = new HttpResponse(req, res, limits.requestTimeoutMs);
-      sink.setHeader('x-request-id', requestId);
-      if (closing) sink.setHeader('connection', 'close');
-      const allowOrigin = corsOrigin(req.headers.origin);
-      if (allowOrigin !== undefined) {
-        sink.setHeader('access-control-allow-origin', allowOrigin);
-        sink.setHeader('access-control-expose-headers', CORS_EXPOSED);
-        if (allowOrigin !== '*') sink.setHeader('vary', 'Origin');
-      }
-      const ending = { res: sink, log: opts.log.child({ requestId }), dev };
-      const state: RequestState = { bytesIn: 0, usage: { handlerCpuMs: 0 }, holds: false };
-      // One record per request, when its response is complete or its connection gone.
-      res.once('close', () => {
-        const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-        const status = res.writableFinished ? sink.status : 0;
-        const handlerCpuMs = Math.round(state.usage.handlerCpuMs * 1000) / 1000;
-        if (ending.log.enabled('info')) {
-          const path = (req.url ?? '/').split('?')[0]!.slice(0, 512);
-          ending.log
-            .child({ method: req.method, path, status, durationMs, bytesIn: state.bytesIn, bytesOut: sink.written, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) })
-            .info(`${req.method} ${path} ${status || 'aborted'} ${durationMs} ms`);
-        }
-        opts.metrics.observe({ tenant: state.tenant ?? '', status, durationMs, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) });
-      });
-      handle(req, ending, requestId, state)
-        .then(
-          () => complete(ending),
-          (err: unknown) => complete(ending, err),
-        )
-        .finally(() => {
-          if (state.holds) {
-            const n = busy.get(state.tenant!)! - 1;
-            if (n === 0) busy.delete(state.tenant!);
-            else busy.set(state.tenant!, n);
-          }
-          if (state.app) opts.releaseApp?.(state.app);
-          if (--inFlight === 0 && idle) idle();
-        });
-    },
+    serve,
   );
+
+  // What node:http cannot make a request of: answered as a problem with the status Node would
+  // give (400, 408, 413, 431), where Node answers a bare status line. As Node does, only while no
+  // byte of a response is on the wire: through the response in progress, if any (it is then that
+  // request's answer, logged as such), else straight on the socket. The connection then closes.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    const error = clientErrorProblem(err, limits.requestTimeoutMs);
+    const current = answering.get(socket);
+    if (error === undefined || !socket.writable || current?.sink.committed || current?.sink.ended) {
+      socket.destroy();
+      return;
+    }
+    if (current !== undefined) {
+      current.sink.sendProblem(error.toProblem(), { connection: 'close' });
+      // Node forgets a request once its response is finished, and so would not abort it when the
+      // connection closes: its body, still awaited (readBody), would hold the request for ever.
+      socket.once('close', () => current.req.destroy());
+      return;
+    }
+    const requestId = randomUUID();
+    sendConnectionProblem(socket, error.toProblem(), requestId);
+    opts.log.child({ requestId, status: error.status, problem: error.code }).info(`${error.status} ${error.code}: ${err.message}`);
+  });
+
+  // node:http hands a CONNECT over with its bare socket, and closes it unanswered when no one
+  // listens. It is served as any request (a 405), on a response made here, and the connection closes.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    // Node's listeners left with the parser: a reset now must not be an uncaught error.
+    socket.on('error', () => socket.destroy());
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once('finish', () => socket.end(() => socket.destroy()));
+    serve(req, res);
+  });
 
   return {
     server,
