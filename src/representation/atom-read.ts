@@ -34,6 +34,22 @@ function shown(name: string): string {
   return name.length > 64 ? `${name.slice(0, 64)}…` : name;
 }
 
+/** XML's white space (XML 1.0 §2.3 S): space, tab, CR, LF; not a no-break space. */
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+}
+
+/** The index of the first character of `s` that is not XML white space, or -1. A loop, not a regex: linear on any text. */
+function firstNonSpace(s: string): number {
+  for (let i = 0; i < s.length; i++) if (!isSpace(s.charCodeAt(i))) return i;
+  return -1;
+}
+
+function lastNonSpace(s: string): number {
+  for (let i = s.length - 1; i >= 0; i--) if (!isSpace(s.charCodeAt(i))) return i;
+  return -1;
+}
+
 /** Where the reader is, from the outside in: entry, content, the dl, a dt or dd, past the dl. */
 const STATE = { outside: 0, content: 1, dl: 2, term: 3, value: 4, afterDl: 5 } as const;
 type State = (typeof STATE)[keyof typeof STATE];
@@ -92,6 +108,15 @@ class EntryReader implements XmlHandler {
 
   text(data: string): void {
     if (this.#state === STATE.term || this.#state === STATE.value) this.#buf += data;
+    else if (this.#state === STATE.dl) {
+      // Text between the dt/dd elements would be dropped, like a <p> there: refuse it as the <p>
+      // is. Whitespace is only layout. Text outside the dl is ignored, as any markup there is.
+      const first = firstNonSpace(data);
+      if (first !== -1) {
+        const shownText = shown(data.slice(first, lastNonSpace(data) + 1));
+        invalid(`The XOXO <dl> holds text outside its <dt> and <dd> elements ("${shownText}"): put only <dt>field</dt><dd>value</dd> pairs in it, each value inside its <dd>.`);
+      }
+    }
   }
 
   close(el: XmlElement): void {
