@@ -44,8 +44,11 @@ export function parseDateTime(s: string): Parsed {
     return fail('must be an ISO 8601 date-time with an offset, e.g. 2024-05-01T12:00:00Z');
   }
   const ms = Number((frac + '000').slice(0, 3));
-  let t = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +sec, ms);
-  if (+y! < 100) t = new Date(t).setUTCFullYear(+y!);
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999, and 29 February of
+  // year 0 (a leap year) became 1 March on the way (1900 is not one).
+  const date = new Date(0);
+  date.setUTCFullYear(+y!, +mo! - 1, +d!);
+  let t = date.setUTCHours(+h!, +mi!, +sec, ms);
   if (zone !== 'Z' && zone !== 'z') {
     const sign = zone![0] === '-' ? -1 : 1;
     const oh = +zone!.slice(1, 3), om = +zone!.slice(4, 6);

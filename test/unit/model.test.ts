@@ -106,6 +106,12 @@ t.test('dates and date-times', async (t) => {
   t.equal(parseDateTime('2024-01-01T00:00:00').ok, false, 'an offset is required');
   t.equal(parseDateTime('2024-01-01T24:00:00Z').ok, false);
   t.equal(parseDateTime('0000-01-01T00:00:00+01:00').ok, false, 'outside 0000–9999 in UTC');
+  // Year 0 is a leap year (1900, which Date.UTC reads years 0-99 as, is not): 29 February stays itself.
+  t.same(parseDateTime('0000-02-29T12:00:00Z'), { ok: true, value: '0000-02-29T12:00:00.000Z' });
+  t.same(parseDateTime('0000-02-29T00:00:00+01:00'), { ok: true, value: '0000-02-28T23:00:00.000Z' });
+  t.same(parseDateTime('0004-02-29T00:00:00-01:00'), { ok: true, value: '0004-02-29T01:00:00.000Z' });
+  t.same(parseDateTime('0099-12-31T23:59:59.999Z'), { ok: true, value: '0099-12-31T23:59:59.999Z' });
+  t.same(parseDateTime('0100-03-01T00:30:00+01:00'), { ok: true, value: '0100-02-28T23:30:00.000Z' }, '0100 is no leap year');
 });
 
 t.test('values from JSON must have the JSON type; from text they are converted', async (t) => {

@@ -2,6 +2,7 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import type { FieldDef, FieldType, MemberData, Model } from '../../model/types.ts';
+import { storedAs } from '../../model/values.ts';
 import { fromSql } from './rows.ts';
 import { columnsSql, datePartSql, partKey, quoteIdent, textExpr, toSql, type Indexes, type TableShape } from './sql.ts';
 import type { Statements } from './statements.ts';
@@ -265,7 +266,11 @@ function convert(statements: Statements, t: string, from: string, to: string, fi
   for (let last = 0, rows = statements.rows(read, [last]); rows.length > 0; rows = statements.rows(read, [last])) {
     for (const [id, v, text, shape] of rows) {
       const current = shape === shapeId && typeof text === 'string';
-      const value = current ? (JSON.parse(text) as MemberData)[field.name] : fromSql(field.type, v!);
+      // The value as written, while the row's JSON text still holds it (a conversion that changes
+      // the columns clears the shape): a boolean is true there, 1 in its column, and in a text
+      // field it reads "true", as the MongoDB store reads the boolean it keeps.
+      const written = shape !== null && typeof text === 'string' ? (JSON.parse(text) as MemberData)[field.name] : undefined;
+      const value = current ? written : written !== undefined && written !== null ? storedAs(field.type, written) : fromSql(field.type, v!);
       write.run(toSql(value ?? null), current ? shape : null, id!);
       last = id as number;
     }

@@ -107,6 +107,8 @@ class SqliteStore implements Store {
   readonly #collections = new Map<string, Collection>();
   /** By Model object: a request's model is the same object as the previous request's while its file is unchanged. */
   #byModel = new WeakMap<Model, Collection>();
+  /** By model name: the migration of its table under way (#collection). */
+  readonly #migrating = new Map<string, Promise<Collection>>();
   #closed = false;
 
   constructor(db: DatabaseSync, deadline: Deadline, path: string | undefined) {
@@ -456,19 +458,35 @@ class SqliteStore implements Store {
    * made it (close() acknowledges the writes issued before it; an await here would put them after).
    */
   async #collection(model: Model): Promise<Collection> {
+    // One migration of a table at a time, and none looked past: a model changed and changed back
+    // while the first change waited for the lock must find the table as that change leaves it,
+    // not the description from before it (which it would keep, and fail on, until the next change).
+    for (let pending = this.#migrating.get(model.name); pending; pending = this.#migrating.get(model.name)) await pending.catch(() => {});
     if (this.#closed) throw new Error('the store is closed');
     let c = this.#collections.get(model.name);
     if (c?.signature !== modelSignature(model)) {
-      // Writes issued before the change land before it, in the columns they were made for: the
-      // migration then converts them. Run after it, one under the old fields fails (its column
-      // is gone) or escapes the conversion (a number left in a field made boolean).
-      await this.#writes.settle();
-      if (this.#closed) throw new Error('the store is closed');
-      c = await this.#schemaTransaction(() => migrate(this.#db, this.#statements, model));
-      if (this.#closed) throw new Error('the store is closed');
-      this.#collections.set(model.name, c);
+      const migration = this.#migrate(model);
+      this.#migrating.set(model.name, migration);
+      try {
+        c = await migration;
+      } finally {
+        if (this.#migrating.get(model.name) === migration) this.#migrating.delete(model.name);
+      }
     }
     this.#byModel.set(model, c);
+    return c;
+  }
+
+  /** The table of `model` made to hold its fields (created, or migrated from other fields). */
+  async #migrate(model: Model): Promise<Collection> {
+    // Writes issued before the change land before it, in the columns they were made for: the
+    // migration then converts them. Run after it, one under the old fields fails (its column
+    // is gone) or escapes the conversion (a number left in a field made boolean).
+    await this.#writes.settle();
+    if (this.#closed) throw new Error('the store is closed');
+    const c = await this.#schemaTransaction(() => migrate(this.#db, this.#statements, model));
+    if (this.#closed) throw new Error('the store is closed');
+    this.#collections.set(model.name, c);
     return c;
   }
 
