@@ -7,7 +7,7 @@ import type { RenderContext } from '../representation/representation.ts';
 import { PAGE_WITH_TOTAL } from '../store/store.ts';
 import { allowHeader, type EventName } from '../routing/events.ts';
 import { collectionUrl, type Exchange } from '../exchange/exchange.ts';
-import { createMember, deleteMember, etagOf, getMember, parseEtags, parseId, ResultCollector, updateMember } from './members.ts';
+import { createMember, deleteMember, etagOf, getMember, parseEtags, parseId, ResultCollector, updateMember, type Preconditions } from './members.ts';
 
 /** What `/event/resource/*` hold after a delegate. */
 export interface DelegateResult {
@@ -233,21 +233,26 @@ async function create(ex: Exchange, model: Model): Promise<DelegateResult> {
   return { member };
 }
 
-function ifMatch(ex: Exchange): string[] | undefined {
-  const header = ex.headers['if-match'];
-  return header === undefined ? undefined : parseEtags(header, false);
+/** The request's If-Match and If-None-Match (RFC 9110 §13.1.1-2: strong and weak comparison; If-Match `*`: any member, which the write needs anyway). */
+function preconditions(ex: Exchange): Preconditions {
+  const ifMatch = ex.headers['if-match'];
+  const ifNoneMatch = ex.headers['if-none-match'];
+  return {
+    ifMatch: ifMatch === undefined ? undefined : parseEtags(ifMatch, false),
+    ifNoneMatch: ifNoneMatch === undefined ? undefined : (parseEtags(ifNoneMatch, true) ?? '*'),
+  };
 }
 
 async function update(ex: Exchange, model: Model): Promise<DelegateResult> {
   const id = requireId(ex, model);
-  const member = await updateMember(ex.store, model, id, bodyOf(ex), ifMatch(ex));
+  const member = await updateMember(ex.store, model, id, bodyOf(ex), preconditions(ex));
   sendMember(ex, model, member, 200);
   return { member };
 }
 
 async function remove(ex: Exchange, model: Model): Promise<DelegateResult> {
   const id = requireId(ex, model);
-  if (!(await deleteMember(ex.store, model, id, ifMatch(ex)))) throw memberNotFound(model, id);
+  if (!(await deleteMember(ex.store, model, id, preconditions(ex)))) throw memberNotFound(model, id);
   ex.res.setStatus(204);
   ex.res.end();
   return {};

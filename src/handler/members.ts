@@ -139,41 +139,62 @@ export async function createMember(store: Store, model: Model, values: Record<st
 }
 
 /**
- * Replaces the editable fields of member `id`. With `ifMatch` (the `updated` stamps of the
- * entity tags the client sent), nothing is written unless the member is still at one of them: 412.
+ * What a conditional update or delete asks of the member as it is (RFC 9110 §13.1), as `updated`
+ * stamps (parseEtags): If-Match's, one of which it must be at, and If-None-Match's, none of which
+ * it may be at (`*`: there must be no member, so an existing one fails).
  */
-export async function updateMember(store: Store, model: Model, id: unknown, values: Record<string, unknown>, ifMatch?: readonly string[]): Promise<Member> {
+export interface Preconditions {
+  readonly ifMatch?: readonly string[] | undefined;
+  readonly ifNoneMatch?: readonly string[] | '*' | undefined;
+}
+
+/** The 412 of a member at `updated` that `p` refuses; undefined when it meets them. */
+function unmet(p: Preconditions, n: number, updated: string, nothing: string): SvcError | undefined {
+  if (p.ifMatch !== undefined && !p.ifMatch.includes(updated)) {
+    return new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was ${nothing}.`);
+  }
+  if (p.ifNoneMatch === '*') return new SvcError('precondition-failed', `Member ${n} exists, and If-None-Match: * asks that none does; nothing was ${nothing}.`);
+  if (p.ifNoneMatch?.includes(updated)) return new SvcError('precondition-failed', `Member ${n} is at an ETag your If-None-Match names; nothing was ${nothing}.`);
+  return undefined;
+}
+
+/**
+ * Replaces the editable fields of member `id`, when the member meets `preconditions` (else 412,
+ * nothing written). The write is conditional on the state they were checked against.
+ */
+export async function updateMember(store: Store, model: Model, id: unknown, values: Record<string, unknown>, preconditions: Preconditions = {}): Promise<Member> {
   const n = parseId(id);
   if (n === undefined) throw new SvcError('member-not-found', `No ${model.name} member has the id ${String(id)}.`);
   const existing = await store.get(model, n);
   if (!existing) throw new SvcError('member-not-found', `No ${model.name} member has the id ${n}.`);
-  if (ifMatch !== undefined && !ifMatch.includes(existing.updated)) {
-    throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was written.`);
-  }
+  const refused = unmet(preconditions, n, existing.updated, 'written');
+  if (refused) throw refused;
   const data = validateUpdate(model, values, false, existing);
   // Conditional on what was validated against, so a concurrent update cannot slip in between.
   const result = await store.replace(model, n, data, nextUpdated(existing.updated), existing.updated);
   if (result.ok) return result.value;
   if (result.reason === 'not-found') throw new SvcError('member-not-found', `No ${model.name} member has the id ${n}.`);
-  if (ifMatch !== undefined) throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was written.`);
-  // Lost a race with another writer and the client asked for no precondition: try again on the new state.
-  return updateMember(store, model, n, values);
+  if (preconditions.ifMatch !== undefined) throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was written.`);
+  // Lost a race with another writer: try again on the new state (and its preconditions with it).
+  return updateMember(store, model, n, values, preconditions);
 }
 
-export async function deleteMember(store: Store, model: Model, id: unknown, ifMatch?: readonly string[]): Promise<boolean> {
+export async function deleteMember(store: Store, model: Model, id: unknown, preconditions: Preconditions = {}): Promise<boolean> {
   const n = parseId(id);
   if (n === undefined) return false;
   let ifUpdated: string | undefined;
-  if (ifMatch !== undefined) {
+  if (preconditions.ifMatch !== undefined || preconditions.ifNoneMatch !== undefined) {
     const existing = await store.get(model, n);
     if (!existing) return false;
-    if (!ifMatch.includes(existing.updated)) {
-      throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was deleted.`);
-    }
+    const refused = unmet(preconditions, n, existing.updated, 'deleted');
+    if (refused) throw refused;
     ifUpdated = existing.updated;
   }
   const result = await store.delete(model, n, ifUpdated);
   if (result.ok) return true;
-  if (result.reason === 'conflict') throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was deleted.`);
+  if (result.reason === 'conflict') {
+    if (preconditions.ifMatch !== undefined) throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was deleted.`);
+    return deleteMember(store, model, n, preconditions);
+  }
   return false;
 }
