@@ -4,6 +4,8 @@
 
 import { complete } from '../../exchange/complete.ts';
 import { runDefault, type DelegateResult } from '../../handler/default-handler.ts';
+import { REPRESENTATIONS } from '../../representation/index.ts';
+import { negotiate } from '../../representation/negotiate.ts';
 import { applyHead, assertOpen, checkHead, GuestError, isRecord, malformed, type Op } from '../guest.ts';
 
 export const delegate: Op = async (call, payload) => {
@@ -27,7 +29,11 @@ export const delegate: Op = async (call, payload) => {
   call.delegated = result;
   // The default handler's errors are its response: completed here, so that delegate() returns complete.
   try {
-    result = await runDefault(ex, { collect: true });
+    // The representation follows the params the handler leaves (README "Context keys"): a
+    // `format_as` it set, changed or removed is negotiated again, as the request's was.
+    const formatAs = ex.params.get('format_as');
+    const served = formatAs === ex.query.get('format_as') ? ex : { ...ex, representation: negotiate(REPRESENTATIONS, ex.headers.accept, formatAs) };
+    result = await runDefault(served, { collect: true });
     complete(ex);
   } catch (err) {
     complete(ex, err);
