@@ -4,7 +4,8 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** One served request, as the request log and the metrics see it. */
 export interface RequestRecord {
-  readonly tenant: string;
+  /** The app that served it ('' in single-app mode); undefined when none did (a probe, an unknown tenant, a malformed request). */
+  readonly tenant: string | undefined;
   readonly status: number;
   readonly durationMs: number;
   readonly handlerCpuMs: number;
@@ -55,7 +56,9 @@ export class Metrics {
   }
 
   observe(r: RequestRecord): void {
-    const tenant = r.tenant || 'app';
+    // Single-app mode is `app`; a request no app served is counted under the empty tenant, which no
+    // tenant directory can be named (a tenant called `app` is counted as itself).
+    const tenant = r.tenant === undefined ? '' : r.tenant || 'app';
     this.#requests.inc({ tenant, status: String(r.status) });
     this.#duration.observe({ tenant }, r.durationMs / 1000);
     if (r.handlerCpuMs > 0) this.#handlerCpu.inc({ tenant }, r.handlerCpuMs / 1000);

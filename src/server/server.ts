@@ -321,8 +321,10 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     if (allowOrigin !== undefined) {
       sink.setHeader('access-control-allow-origin', allowOrigin);
       sink.setHeader('access-control-expose-headers', CORS_EXPOSED);
-      if (allowOrigin !== '*') sink.setHeader('vary', 'Origin');
     }
+    // With a list of origins, whether the response allows one depends on Origin, also when it
+    // allows none: a shared cache must not serve one origin's answer to another.
+    if (cors !== undefined && !cors.has('*')) sink.setHeader('vary', 'Origin');
     const ending = { res: sink, log: opts.log.child({ requestId }), dev };
     const state: RequestState = { bytesIn: 0, usage: { handlerCpuMs: 0 }, holds: false };
     // One record per request, when its response is complete or its connection gone.
@@ -333,11 +335,13 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       const handlerCpuMs = Math.round(state.usage.handlerCpuMs * 1000) / 1000;
       if (ending.log.enabled('info')) {
         const path = (req.url ?? '/').split('?')[0]!.slice(0, 512);
+        // The tenant is known before the request's logger is narrowed (a tenant-busy, an unknown collection).
+        const tenant = state.tenant !== undefined && ending.log.fields.tenant === undefined ? { tenant: state.tenant } : {};
         ending.log
-          .child({ method: req.method, path, status, durationMs, bytesIn: state.bytesIn, bytesOut: sink.written, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) })
+          .child({ ...tenant, method: req.method, path, status, durationMs, bytesIn: state.bytesIn, bytesOut: sink.written, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) })
           .info(`${req.method} ${path} ${status || 'aborted'} ${durationMs} ms`);
       }
-      opts.metrics.observe({ tenant: state.tenant ?? '', status, durationMs, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) });
+      opts.metrics.observe({ tenant: state.tenant, status, durationMs, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) });
     });
     handle(req, ending, requestId, state)
       .then(
