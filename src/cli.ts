@@ -1,8 +1,8 @@
 // The command line: `svc serve` and `svc check` (README "Configuration"). Every flag of `svc serve` has an environment variable.
 
 import cluster from 'node:cluster';
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONFIG, type Config } from './config.ts';
 import { resolveLimits, type Limits } from './exchange/limits.ts';
@@ -10,6 +10,7 @@ import { LOG_FORMATS, LOG_LEVELS, Logger, serverLogger, type LogFormat, type Log
 import { autoWorkers, runPrimary, worker } from './cluster.ts';
 import { nodeSnapshotDisabled } from './node-flags.ts';
 import { exitAfterStop } from './process-exit.ts';
+import { isVolatile } from './store/open.ts';
 // The server itself (main.ts, the sandbox, the stores) is imported where it runs, in the worker
 // processes and in `svc check`: the primary only forks and supervises, and stays small.
 
@@ -17,7 +18,7 @@ const USAGE = `usage:
   svc serve [--app DIR] [--tenants DIR] [--port N] [--host ADDR] [--store URI] [--public-url URL] [--dev]
             [--wait-for-store] [--cors ORIGINS] [--workers N|auto] [--tenant-concurrency N] [--tenant-idle MS] [--max-rss MIB]
             [--log-format text|json] [--log-level LEVEL] [limits]
-  svc check [--app DIR] [--types]
+  svc check [--app DIR | --tenants DIR] [--types]
 
 limits: --max-body BYTES --max-url BYTES --request-timeout MS --cpu-limit MS --memory-limit MIB --max-output BYTES --store-limit MS
 environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_WAIT_FOR_STORE SVC_CORS SVC_WORKERS SVC_TENANT_CONCURRENCY SVC_TENANT_IDLE SVC_MAX_RSS
@@ -77,7 +78,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
   const command = positionals[0] ?? 'help';
   if (values.help) return { command: 'help', config: undefined as never, check: { types: false } };
   if (values.types === true && command !== 'check') throw new UsageError('--types is an option of svc check');
-  const get = (name: keyof typeof OPTIONS): string | undefined => ((values as Record<string, unknown>)[name] as string | undefined) ?? (env[OPTIONS[name].env] || undefined);
+  const flag = (name: keyof typeof OPTIONS): string | undefined => (values as Record<string, unknown>)[name] as string | undefined;
+  const get = (name: keyof typeof OPTIONS): string | undefined => flag(name) ?? (env[OPTIONS[name].env] || undefined);
   const given: { -readonly [K in keyof Limits]?: Limits[K] } = {};
   for (const [name, opt] of Object.entries(OPTIONS)) {
     const raw = get(name as keyof typeof OPTIONS);
@@ -85,10 +87,19 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
   }
   const limits = resolveLimits(given);
   const port = get('port');
+  // An empty environment variable counts as unset (127.0.0.1), but an empty flag is what
+  // `--host "$UNSET"` gives, and Node binds every interface for it.
+  if (flag('host') === '') throw new UsageError('--host needs an address, not "": 127.0.0.1 for this machine only, 0.0.0.0 to listen on every interface');
   const tenants = get('tenants');
   const publicUrl = get('public-url');
   if (publicUrl !== undefined && !/^https?:\/\/(?:[A-Za-z0-9_.{}-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(publicUrl)) {
     throw new UsageError(`--public-url must be an origin such as https://api.example.com or https://{tenant}.example.com (no path), not "${publicUrl}"`);
+  }
+  if (publicUrl !== undefined && /[{}]/.test(publicUrl.replaceAll('{tenant}', ''))) {
+    throw new UsageError(`--public-url may contain {tenant} and no other braces, not "${publicUrl}"`);
+  }
+  if (publicUrl?.includes('{tenant}') && tenants === undefined) {
+    throw new UsageError(`--public-url ${publicUrl}: {tenant} stands for the tenant's name, and there are tenants only with --tenants; without it, give the origin itself (https://api.example.com)`);
   }
   const corsRaw = get('cors');
   const cors = corsRaw?.split(',').map((o) => o.trim()).filter((o) => o !== '');
@@ -124,8 +135,10 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
     logLevel: logLevel as LogLevel,
     limits,
   };
-  if (workers > 1 && /^sqlite::memory:/.test(config.store)) {
-    throw new UsageError(`--workers ${workers} needs a store the workers share: sqlite::memory: gives each its own; use a file or mongodb:// store`);
+  // A volatile store lives in the memory of the process that opened it (mongodb-memory starts a
+  // mongod per process): each worker would have a database of its own.
+  if (workers > 1 && isVolatile(config.store)) {
+    throw new UsageError(`--workers ${workers} needs a store the workers share: ${config.store} lives in each process, so each worker would have its own; use sqlite:<file> or mongodb://…`);
   }
   if (config.port > 65535) throw new UsageError(`--port must be at most 65535`);
   return { command, config, check: { types: values.types === true } };
@@ -180,7 +193,8 @@ async function serve(config: Config): Promise<void> {
     stopping = true;
     console.log(`svc: ${signal}: finishing in-flight requests`);
     running.close().then(
-      () => exitAfterStop(0),
+      // 0, unless the stop was the process ending itself for a failure (endProcess sets the code).
+      () => exitAfterStop(process.exitCode === undefined ? 0 : Number(process.exitCode)),
       (e) => {
         console.error(`svc: shutdown failed: ${e}`);
         return exitAfterStop(1);
@@ -192,28 +206,70 @@ async function serve(config: Config): Promise<void> {
 }
 
 /**
- * Validates every model and compiles every handler of the app, and with `--types` type-checks
- * the handlers that compile; the number of problems found. Throws when TypeScript is missing.
+ * Validates every model and compiles every handler of the app (of every tenant, with
+ * `--tenants`), and with `--types` type-checks the handlers that compile; the number of problems
+ * found. Throws when TypeScript is missing.
  */
 export async function check(config: Config, out: (line: string) => void = console.log, options: CheckOptions = { types: false }): Promise<number> {
   // Before anything else: without TypeScript, --types cannot run at all.
   const { loadTypeScript, typeErrors } = await import('./sandbox/typecheck.ts');
   const ts = options.types ? await loadTypeScript() : undefined;
-  const dir = resolve(config.app);
-  // Model problems are printed below, once each: the app's own log of them is not wanted here.
   const [{ App }, { openStore }, { sandboxRuntime }] = await Promise.all([import('./tenancy/app.ts'), import('./store/open.ts'), import('./sandbox/runtime.ts')]);
-  const app = new App('', dir, await openStore('sqlite::memory:', ''), sandboxRuntime, config.limits, new Logger(() => {}));
-  let result;
-  try {
-    result = await app.check();
-  } finally {
-    await app.close();
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  let models = 0;
+  let handlers = 0;
+  /** One app's lines, each after `prefix`. */
+  const checkApp = async (name: string, dir: string, prefix: string): Promise<void> => {
+    const store = await openStore('sqlite::memory:', name);
+    let app;
+    try {
+      // Model problems are printed below, once each: the app's own log of them is not wanted here.
+      app = new App(name, dir, store, sandboxRuntime, config.limits, new Logger(() => {}));
+    } catch (e) {
+      await store.close();
+      // The single app's svc.json is the one line the command prints; a tenant's is its problem.
+      if (name === '') throw e;
+      problems.push(prefix + (e as Error).message);
+      return;
+    }
+    let result;
+    try {
+      result = await app.check();
+    } finally {
+      await app.close();
+    }
+    const types = ts ? await typeErrors(dir, result.compiled, ts) : [];
+    problems.push(...[...result.problems, ...types].map((line) => prefix + line));
+    warnings.push(...result.warnings.map((line) => prefix + line));
+    models += result.models;
+    handlers += result.handlers;
+  };
+  let summary = '';
+  if (config.tenants === undefined) await checkApp('', resolve(config.app), '');
+  else {
+    // The directories the start-up summary checks (src/tenancy/tenants.ts), in order of name.
+    const { TENANT_NAME } = await import('./tenancy/tenants.ts');
+    const root = resolve(config.tenants);
+    const dirs = readdirSync(root, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+    let tenants = 0;
+    for (const name of dirs) {
+      if (!TENANT_NAME.test(name)) {
+        warnings.push(`${name}: warning: not served: tenant names are lower-case letters, digits and '-'`);
+        continue;
+      }
+      tenants++;
+      await checkApp(name, join(root, name), `${name}: `);
+    }
+    summary = `${tenants} tenant${tenants === 1 ? '' : 's'}, `;
   }
-  const types = ts ? await typeErrors(dir, result.compiled, ts) : [];
-  for (const line of [...result.problems, ...types, ...result.warnings]) out(line);
-  const problems = result.problems.length + types.length;
-  out(problems === 0 ? `svc check: ${result.models} models, ${result.handlers} handlers: ok` : `svc check: ${problems} problem${problems === 1 ? '' : 's'}`);
-  return problems;
+  for (const line of [...problems, ...warnings]) out(line);
+  const n = problems.length;
+  out(n === 0 ? `svc check: ${summary}${models} models, ${handlers} handlers: ok` : `svc check: ${n} problem${n === 1 ? '' : 's'}`);
+  return n;
 }
 
 export async function main(): Promise<void> {
@@ -241,7 +297,7 @@ function requireDirectory(flag: string, dir: string, what: string): void {
 
 async function run(command: string, config: Config, checkOptions: CheckOptions): Promise<void> {
   if (command === 'serve' || command === 'check') {
-    if (command === 'serve' && config.tenants !== undefined) requireDirectory('--tenants', config.tenants, 'it holds one app directory per tenant');
+    if (config.tenants !== undefined) requireDirectory('--tenants', config.tenants, 'it holds one app directory per tenant');
     else requireDirectory('--app', config.app, 'an app directory holds models/ and resources/');
   }
   switch (command) {

@@ -13,7 +13,7 @@ export interface Config {
   tenants?: string;
   /** TCP port; 0 picks a free one. Default 8080. */
   port: number;
-  /** Address to bind. Default 127.0.0.1 (0.0.0.0 in the container image). */
+  /** Address to bind, never empty (Node would bind every interface). Default 127.0.0.1 (0.0.0.0 in the container image). */
   host: string;
   /** Store URI (README "Configuration"). Default `sqlite:./data/svc.sqlite`. */
   store: string;
@@ -21,7 +21,7 @@ export interface Config {
   dev: boolean;
   /**
    * Origin of absolute URLs (Location, Link, Atom), e.g. `https://api.example.com`; `{tenant}`
-   * stands for the tenant's name. Unset: `http://` and the request's Host.
+   * stands for the tenant's name, so it needs `tenants`. Unset: `http://` and the request's Host.
    */
   publicUrl?: string;
   /** Origins browsers may call the API from (`*`: any); unset: CORS off (README "CORS"). */
@@ -31,7 +31,10 @@ export interface Config {
    * connects. Default off: an unreachable store is an error at start-up.
    */
   waitForStore: boolean;
-  /** Server processes on the port (README "Operations"); 1 serves in this process. Default 1. */
+  /**
+   * Server processes on the port (README "Operations"); 1 serves in this process. Default 1. More
+   * than 1 needs a store they share: not a volatile one, which lives in each process.
+   */
   workers: number;
   /** Requests one app may have in progress at once, per process; more are 503 `tenant-busy`. Default 64. */
   tenantConcurrency: number;

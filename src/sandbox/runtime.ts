@@ -26,6 +26,9 @@ export interface SandboxOptions {
  * still alive 10 s later it aborts, so that a supervisor restarts it either way.
  */
 export function endProcess(): void {
+  // A failure's exit code, after the graceful stop SIGTERM starts: a supervisor that restarts on
+  // failure (systemd's Restart=on-failure, Docker's on-failure) does not restart a process that exits 0.
+  process.exitCode = 1;
   process.kill(process.pid, 'SIGTERM');
   setTimeout(() => process.abort(), 10_000).unref();
 }

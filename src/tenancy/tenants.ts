@@ -15,7 +15,8 @@ import { isVolatile, openStore } from '../store/open.ts';
 import { storeUnavailable, type Store } from '../store/store.ts';
 import { App } from './app.ts';
 
-const TENANT_NAME = /^[a-z0-9-]+$/;
+/** The names a tenant directory may have (the first label of a Host, lower-cased). */
+export const TENANT_NAME = /^[a-z0-9-]+$/;
 
 /** A tenant's app while it is in the registry, and what holds it open. */
 interface Tenant {

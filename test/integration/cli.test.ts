@@ -44,7 +44,7 @@ t.test('defaults, flags and environment variables', async (t) => {
   t.match(env.config, { app: '/a', tenants: '/t', port: 9, host: '0.0.0.0', store: 'sqlite::memory:', dev: true, limits: { maxBodyBytes: 10, cpuLimitMs: 50 } });
   const flags = parseConfig(['serve', '--app', '/b', '--port', '0', '--host', '::1', '--store', 'sqlite:/x.db', '--max-url', '100', '--request-timeout', '5', '--memory-limit', '32', '--max-output', '99', '--dev'], { SVC_APP: '/a', PORT: '9' });
   t.match(flags.config, { app: '/b', port: 0, host: '::1', store: 'sqlite:/x.db', dev: true, limits: { maxUrlBytes: 100, requestTimeoutMs: 5, memoryLimitMiB: 32, maxOutputBytes: 99 } }, 'flags win over env');
-  t.match(parseConfig(['serve', '--public-url', 'https://{tenant}.example.com'], {}).config, { publicUrl: 'https://{tenant}.example.com' });
+  t.match(parseConfig(['serve', '--tenants', '/t', '--public-url', 'https://{tenant}.example.com'], {}).config, { publicUrl: 'https://{tenant}.example.com' });
   t.match(parseConfig(['serve'], { SVC_PUBLIC_URL: 'http://localhost:8080' }).config, { publicUrl: 'http://localhost:8080' });
   t.throws(() => parseConfig(['serve', '--public-url', 'https://api.example.com/v1'], {}), /--public-url must be an origin/);
   t.throws(() => parseConfig(['serve', '--public-url', 'ftp://x'], {}), /--public-url must be an origin/);

@@ -1,0 +1,68 @@
+// Flag values that would start a server other than the one meant are refused before it starts
+// (exit 2, naming the flag): an empty --host, {tenant} in --public-url without tenants, and
+// --workers on a store that lives in each process.
+
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import t from 'tap';
+import { parseConfig } from '../../src/cli.ts';
+import { NODE, NODE_FLAGS } from '../helpers/process.ts';
+import { EXAMPLE_APP, ROOT } from '../helpers/server.ts';
+
+/**
+ * `svc serve --port 0 …args` until it exits: its exit code and output. A server that starts
+ * listening instead (the value was accepted) is stopped at once, and `code` is 'listening'.
+ */
+function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | string | null; out: string }> {
+  const child = spawn(NODE, [...NODE_FLAGS, join(ROOT, 'src/cli.ts'), 'serve', '--port', '0', ...args], {
+    cwd: ROOT,
+    // Were --workers accepted with mongodb-memory, no worker may download a mongod.
+    env: { ...process.env, MONGOMS_RUNTIME_DOWNLOAD: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let listening = false;
+  const onData = (d: Buffer) => {
+    out += d;
+    if (!listening && /listening on/.test(out)) {
+      listening = true;
+      child.kill('SIGTERM');
+    }
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code: listening ? 'listening' : (code ?? signal), out })));
+}
+
+t.test('an empty --host is refused: it would listen on every interface', async (t) => {
+  const { code, out } = await serve(['--host', '', '--app', EXAMPLE_APP, '--store', 'sqlite::memory:']);
+  t.equal(code, 2, out);
+  t.match(out, /^svc: --host needs an address, not "": 127\.0\.0\.1 for this machine only, 0\.0\.0\.0 to listen on every interface$/m);
+  t.throws(() => parseConfig(['serve', '--host', ''], { HOST: '0.0.0.0' }), /--host needs an address/, 'an empty flag does not fall back to HOST');
+  t.equal(parseConfig(['serve'], { HOST: '' }).config.host, '127.0.0.1', 'an empty HOST still counts as unset');
+  t.equal(parseConfig(['serve', '--host', '0.0.0.0'], {}).config.host, '0.0.0.0', 'every interface, when asked for');
+});
+
+t.test('{tenant} in --public-url needs --tenants', async (t) => {
+  const { code, out } = await serve(['--public-url', 'https://{tenant}.example.com', '--app', EXAMPLE_APP, '--store', 'sqlite::memory:']);
+  t.equal(code, 2, out);
+  t.match(out, /^svc: --public-url https:\/\/\{tenant\}\.example\.com: \{tenant\} stands for the tenant's name, and there are tenants only with --tenants/m);
+  t.throws(() => parseConfig(['serve'], { SVC_PUBLIC_URL: 'https://{tenant}.example.com' }), /--public-url .*--tenants/, 'from the environment too');
+  t.match(parseConfig(['serve', '--tenants', '/t', '--public-url', 'https://{tenant}.example.com'], {}).config, { publicUrl: 'https://{tenant}.example.com' });
+  t.match(parseConfig(['serve', '--public-url', 'https://{tenant}.example.com'], { SVC_TENANTS: '/t' }).config, { publicUrl: 'https://{tenant}.example.com' });
+  t.match(parseConfig(['serve', '--public-url', 'https://api.example.com'], {}).config, { publicUrl: 'https://api.example.com' });
+  // A misspelt placeholder would be copied into every Location as it is.
+  t.throws(() => parseConfig(['serve', '--tenants', '/t', '--public-url', 'https://{tenants}.example.com'], {}), /--public-url may contain \{tenant\} and no other braces/);
+  t.throws(() => parseConfig(['serve', '--tenants', '/t', '--public-url', 'https://{tenant.example.com'], {}), /--public-url may contain \{tenant\} and no other braces/);
+});
+
+t.test('--workers needs a store the workers share: not mongodb-memory, whose mongod is per process', async (t) => {
+  const { code, out } = await serve(['--workers', '2', '--store', 'mongodb-memory', '--app', EXAMPLE_APP]);
+  t.equal(code, 2, out);
+  t.match(out, /^svc: --workers 2 needs a store the workers share: mongodb-memory lives in each process/m);
+  t.throws(() => parseConfig(['serve'], { SVC_WORKERS: '3', SVC_STORE: 'mongodb-memory' }), /--workers 3 needs a store the workers share: mongodb-memory/);
+  t.throws(() => parseConfig(['serve', '--workers', '2', '--store', 'sqlite::memory:'], {}), /--workers 2 needs a store the workers share: sqlite::memory:/, 'the same check as sqlite::memory:');
+  t.equal(parseConfig(['serve', '--store', 'mongodb-memory'], {}).config.workers, 1, 'one process may use it');
+  t.equal(parseConfig(['serve', '--workers', '2', '--store', 'mongodb://db/svc'], {}).config.workers, 2);
+  t.equal(parseConfig(['serve', '--workers', '2', '--store', 'sqlite:/var/lib/svc/svc.sqlite'], {}).config.workers, 2);
+});
