@@ -5,7 +5,7 @@
 //       `applySyncPromise`, so that every runtime call is synchronous for the handler even when
 //       the host does asynchronous I/O behind it (and `applyIgnored` for one-way calls). `token`
 //       names the request: several may wait in one isolate, and run one after the other;
-//   $1  JSON configuration from the host ({ events, handlerNames }).
+//   $1  JSON configuration from the host ({ events, handlerNames, …: CONFIG in src/sandbox/bridge.ts }).
 // It defines the handler globals (svc, zget, zput, zcontains, zdelete, echo, render,
 // svc_delegate, console), removes what could carry state from one request to the next, tames and
 // freezes every intrinsic, freezes globalThis, and returns { install, uninstall, run } for the host.
@@ -44,7 +44,7 @@ const TypeErrorCtor = TypeError;
 
 const MAX_DEPTH = 100; // levels of nesting a stored value may have
 const MAX_KEY_LENGTH = 1024; // characters of a context key
-const MAX_LOG_LENGTH = 8192; // characters of one console line
+const MAX_LOG_LINE_CHARS = CONFIG.maxLogLineChars; // characters of one console line, '…' included
 // Console output of one request (the host's numbers, src/sandbox/guest.ts: it logs one line when a
 // request passes them): without a cap, one request could write ~100 MB of log in its CPU budget.
 // Past the cap the prelude stops calling the host, so dropped lines cost no round trips either.
@@ -85,14 +85,60 @@ function host(op, payload, text) {
 // Copies: what a handler stores or sends is copied as JSON-like data, so that nothing it keeps a
 // reference to can change the request behind its back, and nothing but data reaches the host.
 
+// What a value that cannot be used is called in a TypeError, by the prototypes of the intrinsics,
+// captured here while they are pristine. Nothing is read from the intrinsics later: the lockdown
+// below makes their `constructor` an accessor (tame), so the value's own chain cannot name them.
+const TYPE_NAMES = new Map();
+{
+  const named = [
+    [Object, 'an object'], [Array, 'an array'], [Function, 'a function'], [Date, 'a Date'], [RegExp, 'a RegExp'],
+    [Map, 'a Map'], [Set, 'a Set'], [WeakMap, 'a WeakMap'], [WeakSet, 'a WeakSet'], [Promise, 'a Promise'],
+    [ArrayBuffer, 'an ArrayBuffer'], [DataView, 'a DataView'], [getPrototypeOf(Int8Array), 'a typed array'],
+    [Number, 'a Number object'], [String, 'a String object'], [Boolean, 'a Boolean object'],
+    [Symbol, 'a Symbol object'], [BigInt, 'a BigInt object'], [Error, 'an Error'], [EvalError, 'an EvalError'],
+    [RangeError, 'a RangeError'], [ReferenceError, 'a ReferenceError'], [SyntaxError, 'a SyntaxError'],
+    [TypeError, 'a TypeError'], [URIError, 'a URIError'], [AggregateError, 'an AggregateError'],
+  ];
+  for (const T of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]) {
+    named.push([T, `${T.name.startsWith('I') ? 'an' : 'a'} ${T.name}`]);
+  }
+  if (typeof Iterator === 'function') named.push([Iterator, 'an iterator']);
+  for (const [C, name] of named) TYPE_NAMES.set(C.prototype, name);
+}
+
+/**
+ * The name of the class whose prototype `proto` is (a handler's class: `a Foo`), read from own data
+ * properties only, so that no getter of the handler's runs inside the runtime; else undefined.
+ */
+function className(proto) {
+  const c = getOwnPropertyDescriptor(proto, 'constructor');
+  if (c === undefined || !hasOwn(c, 'value') || typeof c.value !== 'function') return undefined;
+  const p = getOwnPropertyDescriptor(c.value, 'prototype');
+  if (p === undefined || !hasOwn(p, 'value') || p.value !== proto) return undefined;
+  const n = getOwnPropertyDescriptor(c.value, 'name');
+  if (n === undefined || !hasOwn(n, 'value') || typeof n.value !== 'string' || n.value === '') return undefined;
+  const name = n.value.slice(0, 100);
+  return `${/^[aeiou]/i.test(name) ? 'an' : 'a'} ${name}`;
+}
+
+/** What `value` is, for a TypeError: `a string`, `an array`, `an Error`, `a Map`, `a Foo`, … */
 function describeType(value) {
+  if (value === undefined || value === null) return StringCtor(value);
   if (typeof value === 'function') return 'a function';
   if (typeof value !== 'object') return `a ${typeof value}`;
   try {
-    const proto = getPrototypeOf(value);
-    const ctor = proto === null ? undefined : getOwnPropertyDescriptor(proto, 'constructor');
-    const name = ctor && typeof ctor.value === 'function' ? ctor.value.name : '';
-    return name ? `a ${name}` : 'an object with a custom prototype';
+    let proto = getPrototypeOf(value);
+    if (proto === null) return 'an object';
+    // The nearest prototype that names a type: an intrinsic's, or a class's (a Proxy's
+    // getPrototypeOf trap could make the chain endless: it is followed so far only).
+    for (let depth = 0; proto !== null && depth < MAX_DEPTH; depth++) {
+      const known = TYPE_NAMES.get(proto);
+      if (known !== undefined) return depth > 0 && proto === ObjectProto ? 'an object with a custom prototype' : known;
+      const name = className(proto);
+      if (name !== undefined) return name;
+      proto = getPrototypeOf(proto);
+    }
+    return 'an object with a custom prototype';
   } catch {
     return 'an object that cannot be inspected';
   }
@@ -176,7 +222,7 @@ function scalarText(value, what) {
   if ((typeof value === 'number' && value === value && value !== Infinity && value !== -Infinity) || typeof value === 'boolean') {
     return StringCtor(value);
   }
-  throw new TypeErrorCtor(`${what}: expected a string, not ${value === null ? 'null' : describeType(value)}`);
+  throw new TypeErrorCtor(`${what}: expected a string, not ${describeType(value)}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,6 +333,15 @@ function appEnv(r, name) {
 
 const READ_ONLY = new Set(['/request/method', '/request/path', '/event/_name', '/event/pathInfo', '/event/resource/collection', '/event/resource/member']);
 
+function isReadOnly(key) {
+  return READ_ONLY.has(key) || key.startsWith('/request/headers/in/') || key.startsWith('/app/env/');
+}
+
+/** The TypeError for a key under /request/, /event/ or /app/ that the runtime does not have. */
+function unknownKey(what, key) {
+  return new TypeErrorCtor(`${what}: there is no context key ${key} (keys of your own must not start with /request/, /event/ or /app/)`);
+}
+
 function zget(key) {
   const r = req();
   return clone(peek(r, checkKey(key, 'zget')));
@@ -302,10 +357,10 @@ function zput(key, value) {
   checkKey(key, 'zput');
   const what = `zput(${jsonStringify(key)})`;
   if (value === undefined) {
-    zdelete(key);
+    unset(r, key, what);
     return;
   }
-  if (READ_ONLY.has(key) || key.startsWith('/request/headers/in/') || key.startsWith('/app/')) throw new TypeErrorCtor(`${what}: ${key} is read-only`);
+  if (isReadOnly(key)) throw new TypeErrorCtor(`${what}: ${key} is read-only`);
   switch (key) {
     case '/request/body': {
       const body = copyValue(value, what);
@@ -348,16 +403,23 @@ function zput(key, value) {
     r.headersOut.set(name, text);
     return;
   }
-  if (isReserved(key)) {
-    throw new TypeErrorCtor(`${what}: there is no context key ${key} (keys of your own must not start with /request/, /event/ or /app/)`);
-  }
+  if (isReserved(key)) throw unknownKey(what, key);
   r.custom.set(key, copyValue(value, what));
 }
 
 function zdelete(key) {
   const r = req();
   checkKey(key, 'zdelete');
-  if (READ_ONLY.has(key) || key.startsWith('/request/headers/in/') || key.startsWith('/app/')) throw new TypeErrorCtor(`zdelete(${jsonStringify(key)}): ${key} is read-only`);
+  return unset(r, key, `zdelete(${jsonStringify(key)})`);
+}
+
+/**
+ * Unsets a key for zdelete and zput(key, undefined), with the rules of zput: a read-only key, or
+ * a key under /request/, /event/ or /app/ that the runtime does not have, throws a TypeError.
+ * Returns whether the key was set.
+ */
+function unset(r, key, what) {
+  if (isReadOnly(key)) throw new TypeErrorCtor(`${what}: ${key} is read-only`);
   const had = peek(r, key) !== undefined;
   switch (key) {
     case '/request/body': r.body = undefined; r.bodyDirty = true; return had;
@@ -367,13 +429,17 @@ function zdelete(key) {
     case '/request/error/message': r.errorMessage = undefined; return had;
   }
   if (key.startsWith('/request/params/')) {
-    r.params.delete(key.slice(16));
+    const name = key.slice(16);
+    if (name === '') throw new TypeErrorCtor(`${what}: name the parameter after /request/params/`);
+    r.params.delete(name);
     r.paramsDirty = true;
   } else if (key.startsWith('/request/headers/out/')) {
     const name = key.slice(21).toLowerCase();
-    if (SERVER_HEADERS.has(name)) throw new TypeErrorCtor(`zdelete(${jsonStringify(key)}): the server sets ${name}; a handler cannot`);
+    if (SERVER_HEADERS.has(name)) throw new TypeErrorCtor(`${what}: the server sets ${name}; a handler cannot`);
     r.headersOut.delete(name);
-  } else if (!isReserved(key)) {
+  } else if (isReserved(key)) {
+    throw unknownKey(what, key);
+  } else {
     r.custom.delete(key);
   }
   return had;
@@ -452,7 +518,7 @@ function svcFetch(input, init) {
 function toText(value, fn) {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return StringCtor(value);
-  throw new TypeErrorCtor(`${fn}: write text (a string or a number), not ${value === null ? 'null' : value === undefined ? 'undefined' : describeType(value)}`);
+  throw new TypeErrorCtor(`${fn}: write text (a string or a number), not ${describeType(value)}`);
 }
 
 function assertOpen(r, fn) {
@@ -601,7 +667,7 @@ function logger(level) {
     if (r.logLines > MAX_LOG_LINES || r.logChars > MAX_LOG_CHARS) return;
     let line = '';
     for (let i = 0; i < args.length; i++) line += (i ? ' ' : '') + formatLogArg(args[i]);
-    if (line.length > MAX_LOG_LENGTH) line = `${line.slice(0, MAX_LOG_LENGTH)}…`;
+    if (line.length > MAX_LOG_LINE_CHARS) line = `${line.slice(0, MAX_LOG_LINE_CHARS - 1)}…`;
     r.logLines += 1;
     r.logChars += line.length;
     host('log', { level }, line);
@@ -733,7 +799,13 @@ function dispatch(r, ns) {
   return undefined; // a top-level script: it ran when the module body ran
 }
 
-function describeError(e) {
+/**
+ * A failure of the handler as the host reports it: the value it threw (`how` is 'threw') or its
+ * promise rejected with ('rejected with'). Every value is a failure, `undefined` too
+ * (README "Errors": a handler that throws is 500 handler-error).
+ */
+function describeError(e, how) {
+  if (e === undefined) return { name: 'Error', message: `the handler ${how} undefined` };
   try {
     if (e instanceof ErrorCtor) {
       return {
@@ -748,10 +820,11 @@ function describeError(e) {
   }
 }
 
-function outcome(r, error) {
+/** How the request ended: `failure` is describeError's, or undefined when the handler returned. */
+function outcome(r, failure) {
   const out = { head: r.committed ? undefined : head(r) };
   if (r.notAllowed !== undefined) out.notAllowed = r.notAllowed;
-  if (error !== undefined) out.error = describeError(error);
+  if (failure !== undefined) out.error = failure;
   return out;
 }
 
@@ -773,7 +846,7 @@ function run(id, requestJson, token) {
     result = dispatch(r, h.factory());
   } catch (e) {
     current = null;
-    return jsonStringify(outcome(r, e));
+    return jsonStringify(outcome(r, describeError(e, 'threw')));
   }
   let then;
   if (result !== null && (typeof result === 'object' || typeof result === 'function')) {
@@ -781,22 +854,23 @@ function run(id, requestJson, token) {
       then = result.then;
     } catch (e) {
       current = null;
-        return jsonStringify(outcome(r, e));
+      return jsonStringify(outcome(r, describeError(e, 'threw')));
     }
   }
   if (typeof then !== 'function') {
     current = null;
     return jsonStringify(outcome(r, undefined));
   }
-  const settle = (error) => {
+  // The runtime API is closed before describeError reads the value (its getters are handler code).
+  const settle = (rejected, e) => {
     if (current === r) current = null;
     try {
-      hostRef.applySyncPromise(undefined, ['finish', jsonStringify(outcome(r, error)), '', r.token]);
+      hostRef.applySyncPromise(undefined, ['finish', jsonStringify(outcome(r, rejected ? describeError(e, 'rejected with') : undefined)), '', r.token]);
     } catch {
       // The host gave up on this request (it answered already); nothing left to do.
     }
   };
-  apply(promiseThen, promiseResolve(result), [() => settle(undefined), (e) => settle(e === undefined ? new ErrorCtor('the handler rejected with undefined') : e)]);
+  apply(promiseThen, promiseResolve(result), [() => settle(false), (e) => settle(true, e)]);
   return '"pending"';
 }
 

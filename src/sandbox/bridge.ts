@@ -12,7 +12,7 @@ import ivm from 'isolated-vm';
 import type { Exchange } from '../exchange/exchange.ts';
 import { JsonText } from '../handler/default-handler.ts';
 import { EVENTS, handlerName } from '../routing/events.ts';
-import { GuestError, HEADER_NAME, HEADER_VALUE, malformed, MAX_HEADERS, MAX_LOG_CHARS, MAX_LOG_LINES, outputCap, parseGuestJson, SERVER_HEADERS, type Call } from './guest.ts';
+import { GuestError, HEADER_NAME, HEADER_VALUE, malformed, MAX_HEADERS, MAX_LOG_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, outputCap, parseGuestJson, SERVER_HEADERS, type Call } from './guest.ts';
 import { OPS } from './ops/index.ts';
 
 const PRELUDE = readFileSync(new URL('../../runtime/prelude.js', import.meta.url), 'utf8');
@@ -23,6 +23,19 @@ const PRELUDE = readFileSync(new URL('../../runtime/prelude.js', import.meta.url
  * megabytes. Output goes as the separate text argument, capped by maxOutputBytes and not parsed.
  */
 const MAX_PAYLOAD_CHARS = 4 * 1024 * 1024;
+
+/**
+ * The calls whose text argument is something (every other call's is empty): response output,
+ * bounded by the response's cap (maxOutputBytes, and the response is ended past it), or one
+ * console line, bounded by MAX_LOG_LINE_CHARS. Console output is not response output: it has its
+ * own bounds per request (MAX_LOG_LINES, MAX_LOG_CHARS, ops/log.ts).
+ */
+const TEXT_OF: ReadonlyMap<unknown, 'output' | 'log'> = new Map([
+  ['send', 'output'],
+  ['write', 'output'],
+  ['render', 'output'],
+  ['log', 'log'],
+]);
 
 /** The calls the prelude sends one-way (`applyIgnored`): no reply is read, unless the handler asks (`delegated`). */
 const ONE_WAY: ReadonlySet<unknown> = new Set(['send', 'delegate']);
@@ -37,6 +50,7 @@ const CONFIG = JSON.stringify({
   maxHeaders: MAX_HEADERS,
   maxLogLines: MAX_LOG_LINES,
   maxLogChars: MAX_LOG_CHARS,
+  maxLogLineChars: MAX_LOG_LINE_CHARS,
 });
 
 /** The three functions the prelude returns, as References owned by the host. */
@@ -86,7 +100,7 @@ export function requestJson(ex: Exchange): string {
  * reply that the prelude turns into an Error thrown inside the isolate. Calls name their request
  * by token; a token that names no request of this isolate gets nothing done.
  */
-function createHostCall(calls: CallRegistry) {
+export function createHostCall(calls: CallRegistry) {
   return (op: unknown, payloadText: unknown, text: unknown, token: unknown): string | Promise<string> => {
     const call = typeof token === 'number' ? calls.lookup(token) : undefined;
     if (!call) return reply(new GuestError('svc: no request is being served'));
@@ -119,9 +133,19 @@ async function perform(call: Call, op: unknown, payloadText: unknown, text: unkn
     if (typeof op !== 'string' || !Object.hasOwn(OPS, op)) throw malformed('operation');
     if (typeof payloadText !== 'string') throw malformed('payload');
     if (payloadText.length > MAX_PAYLOAD_CHARS) throw new GuestError(`svc: the data of this call is over ${MAX_PAYLOAD_CHARS} characters as JSON`);
-    if (typeof text !== 'string' || text.length > call.ex.limits.maxOutputBytes + 1) {
-      if (typeof text === 'string') outputCap(call, Buffer.byteLength(text));
-      throw malformed('text');
+    if (typeof text !== 'string') throw malformed('text');
+    switch (TEXT_OF.get(op)) {
+      case 'output':
+        if (text.length > call.ex.limits.maxOutputBytes + 1) {
+          outputCap(call, Buffer.byteLength(text));
+          throw malformed('text');
+        }
+        break;
+      case 'log':
+        if (text.length > MAX_LOG_LINE_CHARS) throw malformed('text');
+        break;
+      default:
+        if (text !== '') throw malformed('text');
     }
     const payload = payloadText === '' ? '' : parseGuestJson(payloadText);
     const value = await OPS[op]!(call, payload, text);

@@ -19,6 +19,11 @@ export const MAX_HEADERS = 200;
  */
 export const MAX_LOG_LINES = 1000;
 export const MAX_LOG_CHARS = 1024 * 1024;
+/**
+ * Characters of one console line: the prelude cuts a longer one (ending it with `…`), and the host
+ * refuses a longer log call's text (bridge.ts), so one call never hands it more than this.
+ */
+export const MAX_LOG_LINE_CHARS = 8192;
 
 export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
