@@ -882,6 +882,12 @@ function run(id, requestJson, token) {
 for (const name of ['FinalizationRegistry', 'WeakRef', 'SharedArrayBuffer', 'Atomics', 'WebAssembly', 'console']) {
   delete globalThis[name];
 }
+// The segments of Intl.Segmenter (and the older Intl.v8BreakIterator) hold a copy of their text in
+// ICU's memory, outside the V8 heap: the isolate's memory limit does not count it, and a small heap
+// is rarely collected, so the copies of one handler's requests piled up in the process (25 requests
+// held 1 GB), until --max-rss stopped other tenants' handlers. Neither is available to handlers.
+delete Intl.Segmenter;
+delete Intl.v8BreakIterator;
 // Resizable ArrayBuffers (`new ArrayBuffer(n, { maxByteLength })`) reserve address space up front
 // and commit memory on `resize()` without passing through the allocator that counts an isolate's
 // memory against its limit: one handler could hold gigabytes in a 16 MiB isolate, or reserve
@@ -986,8 +992,10 @@ function hiddenIntrinsics() {
   add(() => getPrototypeOf(Int8Array));
   add(() => getPrototypeOf([].values().map((x) => x)));
   add(() => getPrototypeOf(Iterator.from({ next() { return { done: true }; } })));
-  add(() => getPrototypeOf(new Intl.Segmenter().segment('')));
-  add(() => getPrototypeOf(new Intl.Segmenter().segment('')[Symbol.iterator]()));
+  // The accessor of every Error's own `stack` (V8 gives each error the same getter and setter):
+  // reachable from any error, from no property walk of globalThis.
+  add(() => getOwnPropertyDescriptor(new ErrorCtor(), 'stack')?.get);
+  add(() => getOwnPropertyDescriptor(new ErrorCtor(), 'stack')?.set);
   add(() => getOwnPropertyDescriptor(function () { return arguments; }(), 'callee')?.get);
   add(() => (function () { 'use strict'; return getOwnPropertyDescriptor(arguments, 'callee').get; })());
   return list;

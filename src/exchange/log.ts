@@ -47,14 +47,30 @@ export class Logger {
   }
 }
 
+/** Characters that end a line, or that log tools may read as such (C0 and C1 controls, DEL, U+2028/9). */
+const LINE_BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/**
+ * `text` on one line: each control character written as its JSON escape (`\n`, `\u0085`), so that
+ * a record is one line whatever a handler put in a message (an error's, a console line) and no
+ * text can pass for a record of its own, another tenant's.
+ */
+export function oneLine(text: string): string {
+  return text.replace(LINE_BREAKING, (c) => {
+    const json = JSON.stringify(c);
+    return json.length > 3 ? json.slice(1, -1) : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
 /**
  * Records as text lines: `svc: [<tenant or app>/<collection> <event>] <msg>` when the record is
- * about a request's collection, else `svc: <msg>`.
+ * about a request's collection, else `svc: <msg>`; the message on one line (oneLine).
  */
 export function textLine({ msg, fields }: LogRecord): string {
-  if (typeof fields.collection !== 'string') return `svc: ${msg}`;
+  const text = oneLine(msg);
+  if (typeof fields.collection !== 'string') return `svc: ${text}`;
   const tenant = typeof fields.tenant === 'string' && fields.tenant !== '' ? fields.tenant : 'app';
-  return `svc: [${tenant}/${fields.collection}${typeof fields.event === 'string' ? ` ${fields.event}` : ''}] ${msg}`;
+  return `svc: [${tenant}/${fields.collection}${typeof fields.event === 'string' ? ` ${fields.event}` : ''}] ${text}`;
 }
 
 /** A sink writing text lines, by default to standard error. */

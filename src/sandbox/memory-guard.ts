@@ -11,12 +11,16 @@
 // runs or the process is over the bound, else every IDLE_SAMPLE_MS (an idle server is not woken
 // 40 times a second for nothing; the first isolate thread to start brings the fast pace back at
 // once). Over the bound
-//   1. every isolate whose thread is running handler code is disposed (only running code can
-//      allocate): those requests are 503 `handler-memory-limit`; and every idle isolate of every
-//      app is disposed too (no request is affected; an app gets a new one on its next request),
-//      so that a process over the bound because it serves many apps at once sheds what it can;
-//      and the C heap is trimmed at once (malloc-trim.ts), since free memory the C library kept
-//      counts in the resident size too;
+//   1. every idle isolate of every app is disposed (no request is affected; an app gets a new one
+//      on its next request), so that a process over the bound because it serves many apps at once
+//      sheds what it can, and an isolate that holds memory outside its heap between requests (ICU
+//      copies of Intl objects, which its limit does not count) gives it back; and the C heap is
+//      trimmed at once (malloc-trim.ts), since free memory the C library kept counts in the
+//      resident size too. When there was none to dispose (or at the next sample, if the process
+//      is still over), every isolate whose thread is running handler code is disposed (only
+//      running code can allocate): those requests are 503 `handler-memory-limit`. Idle isolates
+//      go first, so that one app's idle isolate holding the memory does not cost another app's
+//      running request;
 //   2. if the process is still over the bound GRACE_MS later (a thread that does not stop, memory
 //      the host holds), the process ends gracefully (`endProcess`: SIGTERM to itself, in-flight
 //      requests finish) and its supervisor starts another: the primary of `--workers`, or the
@@ -78,14 +82,16 @@ export function guardMemory(opts: MemoryGuardOptions): MemoryGuard {
       return;
     }
     const mib = Math.round(now / 1024 / 1024);
-    const running = busySlots().filter((s) => !s.disposed);
+    const shed = shedIdleIsolates();
+    if (shed > 0) opts.log.warn(`memory: the process holds ${mib} MiB, over --max-rss ${opts.maxRssMiB} MiB: disposed ${shed} idle isolates`);
+    // Running requests are stopped only when no idle isolate was left to give memory back; the
+    // next sample (SAMPLE_MS) sees what the disposal gave.
+    const running = shed > 0 ? [] : busySlots().filter((s) => !s.disposed);
     if (running.length > 0) {
       const apps = [...new Set(running.map((s) => s.app))].map((a) => `"${a}"`).join(', ');
       opts.log.error(`memory: the process holds ${mib} MiB, over --max-rss ${opts.maxRssMiB} MiB: stopping the ${running.length} handler requests running (apps ${apps})`);
       for (const s of running) s.dispose('process-memory');
     }
-    const shed = shedIdleIsolates();
-    if (shed > 0) opts.log.warn(`memory: the process holds ${mib} MiB, over --max-rss ${opts.maxRssMiB} MiB: disposed ${shed} idle isolates`);
     if (overSince === undefined) {
       overSince = performance.now();
       // Part of what the process holds may be free memory the C library kept (malloc-trim.ts).

@@ -17,7 +17,7 @@ const list = (code: string) => `export function onList() {\n${code}\n}\n`;
 
 const s = await sandboxServer(
   {
-    models: { grow: PEOPLE, reserve: PEOPLE, spin: PEOPLE, other: PEOPLE },
+    models: { grow: PEOPLE, reserve: PEOPLE, spin: PEOPLE, other: PEOPLE, busy: PEOPLE },
     resources: {
       'grow.ts': list(`
   const b = new (ArrayBuffer as any)(0, { maxByteLength: 2 ** 34 });
@@ -38,6 +38,7 @@ const s = await sandboxServer(
   echo(kept.length + ' reserved; ' + refused + '; fixed-length ' + plain.byteLength + ' ' + (plain instanceof ArrayBuffer));`),
       'spin.ts': list('for (;;) {}'),
       'other.ts': list("echo('other');"),
+      'busy.ts': list("const end = Date.now() + 2000;\n  while (Date.now() < end);\n  echo('busy');"),
     },
   },
   { dev: true, limits: { memoryLimitMiB: 16, cpuLimitMs: 5000 } },
@@ -136,4 +137,32 @@ t.test('a breached request is answered at once, while its native call still runs
   t.ok(draining.length >= 1, "the answer came before the disposed isolate's thread stopped");
   const fillApp = (await f.server.apps.resolve('localhost'))!;
   t.ok(fillApp.runtime.isolates() >= 1, 'the busy thread still counts against maxIsolates');
+});
+
+t.test('over --max-rss, idle isolates go first: when that gives the memory back, no running request is stopped', async (t) => {
+  // An idle isolate of another app: one holding memory outside its heap between requests (ICU
+  // copies of Intl objects) cost another app's running request its answer before.
+  const idle = await sandboxServer({ models: { idle: PEOPLE }, resources: { 'idle.ts': list("echo('idle');") } });
+  t.teardown(() => idle.close());
+  t.equal(await (await fetch(idle.at('/resources/idle'))).text(), 'idle');
+  while (busySlots().length > 0) await new Promise((r) => setTimeout(r, 10));
+  const lines: string[] = [];
+  let over = false;
+  // Over the bound at one sample: what disposing the idle isolates would give back.
+  const rss = () => {
+    const now = over ? 600 : 100;
+    over = false;
+    return now * 1024 * 1024;
+  };
+  const guard = guardMemory({ maxRssMiB: 500, graceMs: 60_000, log: new Logger(textSink((l) => lines.push(l))), rss, endProcess: () => t.fail('the process is not ended') });
+  t.teardown(() => guard.stop());
+  const running = fetch(s.at('/resources/busy'));
+  while (!busySlots().some((slot) => !slot.disposed)) await new Promise((r) => setImmediate(r));
+  over = true;
+  while (over) await new Promise((r) => setTimeout(r, 5));
+  const res = await running;
+  t.equal(res.status, 200, 'the running request is answered');
+  t.equal(await res.text(), 'busy');
+  t.ok(lines.some((l) => /disposed \d+ idle isolates/.test(l)), 'the idle isolates were disposed');
+  t.notOk(lines.some((l) => /stopping the \d+ handler requests running/.test(l)), 'no running request was stopped');
 });

@@ -1,5 +1,6 @@
 // `console.log/warn/error` of a handler: into the server's log, bounded per request, unforgeable.
 
+import { oneLine } from '../../exchange/log.ts';
 import { isRecord, malformed, MAX_LOG_CHARS, MAX_LOG_LINES, type Op } from '../guest.ts';
 
 export const log: Op = (call, payload, text) => {
@@ -15,8 +16,8 @@ export const log: Op = (call, payload, text) => {
     }
     return null;
   }
-  // Escape control characters, so that a handler cannot forge log lines.
-  const line = text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => JSON.stringify(c).slice(1, -1));
-  call.ex.log.info(`${payload.level}: ${line}`);
+  // Control characters escaped in every format (the text sink does so for any record), so that a
+  // handler cannot forge log lines.
+  call.ex.log.info(`${payload.level}: ${oneLine(text)}`);
   return null;
 };
