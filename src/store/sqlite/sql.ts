@@ -223,10 +223,13 @@ export function orderSql(shape: TableShape, order: readonly Order[]): string {
   return ` ORDER BY ${terms.join(', ')}`;
 }
 
-/** How a column is read back: see textExpr (dates are canonical and never hold a NUL). */
+/**
+ * How a column is read back: see textExpr. Date columns too: a date written as such is canonical,
+ * but text kept from before the field became a date is read as it is, NULs included.
+ */
 export function selectExpr(c: Column): string {
   const col = quoteIdent(c.column);
-  return c.type === 'string' || c.type === 'text' ? textExpr(col) : col;
+  return TEXT_TYPES.has(c.type) ? textExpr(col) : col;
 }
 
 /** The columns of a member, in the shape's order. */
