@@ -4,6 +4,7 @@
 // boolean again, non-empty text reads true (README "Models"); filters agree with what they read.
 
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import t, { type Test } from 'tap';
 import type { Model } from '../../src/model/types.ts';
 import { openStore } from '../../src/store/open.ts';
@@ -50,4 +51,53 @@ t.test('MongoDB (the wire test server)', async (t) => {
   const store = await openStore(wire.uri, 'flags');
   t.teardown(() => store.close());
   await boolToText(t, store);
+});
+
+// A boolean kept as 1 or 0 reads "true" or "false" as text also when the row's JSON text no longer
+// holds it: after an earlier change made the field boolean (5 became true), or when another field
+// moved in the same change. SQLite read the column's 1 as "1" there, MongoDB "true". The type each
+// column holds is recorded (svc_fields.type) and read before the new one.
+async function chains(t: Test, store: Store): Promise<void> {
+  // Two fields move at once.
+  await store.insert(makeModel('e', { s: 'integer', t: 'boolean' }), { s: 7, t: true }, stamp(1));
+  const both = makeModel('e', { s: 'string', t: 'string' });
+  t.same(await store.get(both, 1), { id: 1, updated: stamp(1), s: '7', t: 'true' }, 'two fields moved at once');
+  t.equal(await store.count(both, [filter('t', 'exact', 'true')]), 1, 't=true');
+  t.equal(await store.count(both, [filter('t', 'exact', '1')]), 0, 't=1');
+  // integer → boolean → string.
+  await store.insert(makeModel('b', { x: 'integer' }), { x: 5 }, stamp(2));
+  await store.insert(makeModel('b', { x: 'integer' }), { x: 0 }, stamp(3));
+  await store.insert(makeModel('b', { x: 'integer' }), { x: 1 }, stamp(4));
+  t.same((await collect(store.list(makeModel('b', { x: 'boolean' }), query({})))).map((m) => m.x), [true, false, true], 'as booleans');
+  const text = makeModel('b', { x: 'string' });
+  t.same((await collect(store.list(text, query({})))).map((m) => m.x), ['true', 'false', 'true'], 'then as text: "true" and "false"');
+  t.equal(await store.count(text, [filter('x', 'lt', '2')]), 0, 'x__lt=2 compares text "true"/"false"');
+}
+
+t.test('chains through boolean: SQLite file', async (t) => {
+  const store = await openStore(`sqlite:${join(t.testdir(), 'chains.sqlite')}`, '');
+  t.teardown(() => store.close());
+  await chains(t, store);
+});
+
+t.test('chains through boolean: MongoDB (the wire test server)', async (t) => {
+  const wire = await startMongoWireServer();
+  t.teardown(() => wire.stop());
+  const store = await openStore(wire.uri, 'chains');
+  t.teardown(() => store.close());
+  await chains(t, store);
+});
+
+t.test('a database an older svc made, without svc_fields.type: upgraded on open; a type not recorded falls back to the JSON text', async (t) => {
+  const path = join(t.testdir(), 'old.sqlite');
+  const before = await openStore(`sqlite:${path}`, '');
+  await before.insert(makeModel('o', { flag: 'boolean' }), { flag: true }, stamp(1));
+  await before.close();
+  const db = new DatabaseSync(path);
+  db.exec('ALTER TABLE svc_fields DROP COLUMN type');
+  db.close();
+  const store = await openStore(`sqlite:${path}`, '');
+  t.teardown(() => store.close());
+  t.same((await collect(store.list(makeModel('o', { flag: 'string' }), query({})))).map((m) => m.flag), ['true'], 'read as text');
+  t.same((await collect(store.list(makeModel('o', { flag: 'boolean' }), query({})))).map((m) => m.flag), [true], 'and back');
 });

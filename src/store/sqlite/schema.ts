@@ -1,7 +1,7 @@
 // The tables of an SQLite store: bookkeeping, one table per model, migrated when a model gains fields.
 
 import type { DatabaseSync } from 'node:sqlite';
-import type { FieldDef, FieldType, MemberData, Model } from '../../model/types.ts';
+import type { FieldDef, FieldType, MemberData, Model, Value } from '../../model/types.ts';
 import { storedAs } from '../../model/values.ts';
 import { fromSql } from './rows.ts';
 import { columnsSql, datePartSql, partKey, quoteIdent, textExpr, toSql, type Indexes, type TableShape } from './sql.ts';
@@ -31,6 +31,7 @@ export const BOOKKEEPING_SQL = `
     collection INTEGER NOT NULL,
     field TEXT NOT NULL,
     col TEXT NOT NULL,
+    type TEXT,
     PRIMARY KEY (collection, field)
   ) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS svc_shapes (
@@ -40,6 +41,15 @@ export const BOOKKEEPING_SQL = `
     UNIQUE (collection, signature)
   );
   PRAGMA user_version = ${SCHEMA_VERSION};`;
+
+/**
+ * Brings the bookkeeping tables of a database an older svc made up to these (in the transaction
+ * that ran BOOKKEEPING_SQL): `svc_fields.type`, the type each field's column holds values of (NULL
+ * where an older svc last wrote them: unknown).
+ */
+export function upgradeBookkeeping(db: DatabaseSync, statements: Statements): void {
+  if (statements.row(`SELECT 1 FROM pragma_table_info('svc_fields') WHERE name = 'type'`, []) === undefined) db.exec('ALTER TABLE svc_fields ADD COLUMN type TEXT');
+}
 
 /** Column affinity per field type: https://sqlite.org/datatype3.html#type_affinity */
 const AFFINITY: Record<FieldType, string> = {
@@ -116,8 +126,11 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   const table = row[1] as string;
 
   const columnOf = new Map<string, string>();
-  for (const [field, col] of statements.rows('SELECT field, col FROM svc_fields WHERE collection = ?', [key])) {
+  /** The type each field's column holds values of, where it is known. */
+  const typeOf = new Map<string, FieldType>();
+  for (const [field, col, type] of statements.rows('SELECT field, col, type FROM svc_fields WHERE collection = ?', [key])) {
     columnOf.set(field as string, col as string);
+    if (typeof type === 'string' && type in AFFINITY) typeOf.set(field as string, type as FieldType);
   }
   // Each column's declared type as it was created: its affinity.
   const declaredType = new Map<string, string>();
@@ -152,7 +165,7 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     const old = columnOf.get(field.name);
     if (old === undefined || !moves(declaredType.get(old)!, field.type)) continue;
     const col = addColumn(field);
-    convert(statements, t, quoteIdent(old), quoteIdent(col), field, shapeId);
+    convert(statements, t, quoteIdent(old), quoteIdent(col), field, typeOf.get(field.name), shapeId);
     statements.get('UPDATE svc_fields SET col = ? WHERE collection = ? AND field = ?').run(col, key, field.name);
     db.exec(`DROP INDEX IF EXISTS ${quoteIdent(`${table}/${old}`)}`);
     retired.push(old);
@@ -197,6 +210,8 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     if (!declaredIndexes.has((name as string).toLowerCase())) db.exec(`DROP INDEX ${quoteIdent(name as string)}`);
   }
   for (const col of retired) db.exec(`ALTER TABLE ${t} DROP COLUMN ${quoteIdent(col)}`);
+  // What the columns hold now, for the next change's conversion.
+  for (const field of model.declared) statements.get('UPDATE svc_fields SET type = ? WHERE collection = ? AND field = ?').run(field.type, key, field.name);
 
   const shape: TableShape = {
     table,
@@ -258,7 +273,7 @@ const CONVERT_BATCH = 1000;
  * type, and a shape id comes back when the fields do (integer → text → boolean → integer), when
  * the text would be read again in place of the converted columns.
  */
-function convert(statements: Statements, t: string, from: string, to: string, field: FieldDef, shapeId: number): void {
+function convert(statements: Statements, t: string, from: string, to: string, field: FieldDef, held: FieldType | undefined, shapeId: number): void {
   // An INTEGER is read as a REAL: one past 2^53 (a float left in a column made for integers) could not be read at all.
   const value = `CASE WHEN typeof(${from}) = 'integer' THEN CAST(${from} AS REAL) ELSE ${textExpr(from)} END`;
   const read = `SELECT "id", ${value}, ${quoteIdent(TEXT_COLUMN)}, ${quoteIdent(SHAPE_COLUMN)} FROM ${t} WHERE "id" > ? AND ${from} IS NOT NULL ORDER BY "id" LIMIT ${CONVERT_BATCH}`;
@@ -266,11 +281,20 @@ function convert(statements: Statements, t: string, from: string, to: string, fi
   for (let last = 0, rows = statements.rows(read, [last]); rows.length > 0; rows = statements.rows(read, [last])) {
     for (const [id, v, text, shape] of rows) {
       const current = shape === shapeId && typeof text === 'string';
-      // The value as written, while the row's JSON text still holds it (a conversion that changes
-      // the columns clears the shape): a boolean is true there, 1 in its column, and in a text
-      // field it reads "true", as the MongoDB store reads the boolean it keeps.
-      const written = shape !== null && typeof text === 'string' ? (JSON.parse(text) as MemberData)[field.name] : undefined;
-      const value = current ? written : written !== undefined && written !== null ? storedAs(field.type, written) : fromSql(field.type, v!);
+      let value: Value | undefined;
+      if (current) value = (JSON.parse(text) as MemberData)[field.name];
+      else if (held !== undefined) {
+        // The value as a read in the type the column held gave it (a boolean kept as 1 is true),
+        // then in the new type: a boolean made text reads "true", as the MongoDB store reads the
+        // boolean it keeps.
+        const before = fromSql(held, v!);
+        value = before === undefined || before === null ? undefined : storedAs(field.type, before);
+      } else {
+        // A column an older svc wrote, whose type is not recorded: the value as written while the
+        // row's JSON text still holds it (a conversion that changes the columns clears the shape).
+        const written = shape !== null && typeof text === 'string' ? (JSON.parse(text) as MemberData)[field.name] : undefined;
+        value = written !== undefined && written !== null ? storedAs(field.type, written) : fromSql(field.type, v!);
+      }
       write.run(toSql(value ?? null), current ? shape : null, id!);
       last = id as number;
     }

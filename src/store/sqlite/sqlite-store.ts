@@ -9,7 +9,7 @@ import { Allowance, Deadline, isTimeUp } from './deadline.ts';
 import { readers } from './readers.ts';
 import { GroupCommit, transaction, type Writes } from './group-commit.ts';
 import { memberText, toMember, values, written } from './rows.ts';
-import { BOOKKEEPING_SQL, IF_UPDATED, migrate, SHAPE_COLUMN, TEXT_COLUMN, type Collection } from './schema.ts';
+import { BOOKKEEPING_SQL, IF_UPDATED, migrate, SHAPE_COLUMN, TEXT_COLUMN, upgradeBookkeeping, type Collection } from './schema.ts';
 import { countSql, orderWalkIsBounded, quoteIdent, scans, selectSql, type Sql } from './sql.ts';
 import { Statements } from './statements.ts';
 import { ThreadWrites } from './writer.ts';
@@ -117,7 +117,10 @@ class SqliteStore implements Store {
     this.#path = path;
     this.#statements = new Statements(db);
     this.#writes = path === undefined ? new GroupCommit(db, this.#statements) : new ThreadWrites(path);
-    transaction(db, () => db.exec(BOOKKEEPING_SQL));
+    transaction(db, () => {
+      db.exec(BOOKKEEPING_SQL);
+      upgradeBookkeeping(db, this.#statements);
+    });
   }
 
   async ensure(model: Model): Promise<void> {
