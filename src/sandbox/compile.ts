@@ -175,10 +175,15 @@ export class Compiler {
     this.#limits = limits;
   }
 
-  /** The artifact of a handler file as it is now: cached while none of its inputs changed. */
+  /**
+   * The artifact of a handler file as it is now: cached while none of its inputs changed. A
+   * request is served only while its handler file exists (server.ts), so a file gone now went
+   * while the request was in flight (its tenant directory removed, say): the request finishes
+   * with the handler it was admitted for, as README "Tenants" promises, when that one was built.
+   */
   get(file: string): Promise<Artifact> {
     const entry = this.#entries.get(file);
-    if (entry && this.#fresh(entry)) return Promise.resolve(entry.artifact);
+    if (entry && (this.#fresh(entry) || fingerprint(file) === 'missing')) return Promise.resolve(entry.artifact);
     let pending = this.#pending.get(file);
     if (!pending) {
       pending = inTurn(this.#realAppDir, () => this.#build(file, entry?.artifact)).finally(() => this.#pending.delete(file));
