@@ -3,31 +3,8 @@
 // and SPEC §4 says a method it does not serve is 405 with an Allow header, as a problem.
 
 import t, { type Test } from 'tap';
-import { connect } from 'node:net';
-import { makeApp, startServer } from '../helpers/server.ts';
-
-interface Raw {
-  status: number;
-  head: string;
-  body: string;
-}
-
-/** Sends raw bytes and collects what comes back until the server closes the connection. */
-function raw(port: number, data: string): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (d) => (text += d));
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      const end = text.indexOf('\r\n\r\n');
-      resolve({ status: Number(text.slice(9, 12)), head: end === -1 ? text : text.slice(0, end), body: end === -1 ? '' : text.slice(end + 4) });
-    });
-    socket.on('connect', () => socket.write(data));
-    setTimeout(() => reject(new Error(`connection stayed open; got ${JSON.stringify(text)}`)), 20_000).unref();
-  });
-}
+import { raw, type Raw } from '../helpers/raw-http.ts';
+import { appServer } from '../helpers/server.ts';
 
 function check405(t: Test, res: Raw, allow: string): void {
   t.equal(res.status, 405);
@@ -40,15 +17,7 @@ function check405(t: Test, res: Raw, allow: string): void {
   t.equal(/\r\nx-request-id: ([^\r]+)/i.exec(res.head)?.[1], problem.requestId);
 }
 
-const app = makeApp({
-  models: { notes: { fields: { text: { type: 'string' } } } },
-  resources: { 'notes.ts': 'svc.delegate();\n' },
-});
-const server = await startServer({ appDir: app.dir });
-t.teardown(async () => {
-  await server.close();
-  app.cleanup();
-});
+const server = await appServer(t, { models: { notes: { fields: { text: { type: 'string' } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } });
 
 t.test('CONNECT to a host (a tunnel) is 405 with the methods the server serves', async (t) => {
   const res = await raw(server.port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');

@@ -4,17 +4,9 @@
 
 import t, { type Test } from 'tap';
 import { gzipSync } from 'node:zlib';
-import { makeApp, startServer } from '../helpers/server.ts';
+import { appServer } from '../helpers/server.ts';
 
-const app = makeApp({
-  models: { notes: { fields: { text: { type: 'string' } } } },
-  resources: { 'notes.ts': 'svc.delegate();\n' },
-});
-const server = await startServer({ appDir: app.dir });
-t.teardown(async () => {
-  await server.close();
-  app.cleanup();
-});
+const server = await appServer(t, { models: { notes: { fields: { text: { type: 'string' } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } });
 const url = server.at('/resources/notes');
 
 async function check415(t: Test, res: Response, coding: string): Promise<void> {

@@ -3,30 +3,17 @@
 // stops it when its store time is up (503 store-time-limit), also inside a model-API call.
 
 import t from 'tap';
-import { request } from 'node:http';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Limits } from '../../src/exchange/limits.ts';
 import { readerEvents } from '../../src/store/sqlite/readers.ts';
+import { getWithHost } from '../helpers/raw-http.ts';
 import { makeApp, startServer, type TestServer } from '../helpers/server.ts';
 
 const ROWS = 60;
 /** 1 MiB of mixed case: lower-casing it is real work for every member a case-insensitive filter tests. */
 const TEXT = 'Ab'.repeat(512 * 1024);
-
-function get(port: number, host: string, path: string): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 const template = makeApp({
   models: { p: { fields: { txt: { type: 'text' } } }, loop: { fields: { n: { type: 'integer' } } } },
@@ -88,17 +75,17 @@ t.test("tenant A's heavy filters run off the event loop: tenant B is answered wh
   const order: string[] = [];
   // Four clients of A (the attack used eight): each list is a count and a page, both scanning 60 MiB.
   const heavy = Array.from({ length: 4 }, () =>
-    get(server.port, 'a.localhost', '/resources/p?txt__icontains=zzz').then((r) => {
+    getWithHost(server.port, 'a.localhost', '/resources/p?txt__icontains=zzz').then((r) => {
       order.push('a');
       return r;
     }),
   );
   await running;
-  const b = await get(server.port, 'b.localhost', '/resources/p');
+  const b = await getWithHost(server.port, 'b.localhost', '/resources/p');
   order.push('b');
   t.ok(inProgress > 0, "B was answered while one of A's scans was running in a reader thread");
   // A has at most one scan in the reader threads at a time, so a scan of B's finds a thread free.
-  const bHeavy = await get(server.port, 'b.localhost', '/resources/p?txt__icontains=MAL');
+  const bHeavy = await getWithHost(server.port, 'b.localhost', '/resources/p?txt__icontains=MAL');
   order.push('b heavy');
   t.equal(bHeavy.status, 200);
   t.same(JSON.parse(bHeavy.text).map((m: { txt: string }) => m.txt), ['small']);
@@ -117,27 +104,27 @@ t.test("tenant A's heavy filters run off the event loop: tenant B is answered wh
 t.test('a query past its store time is 503 store-time-limit and leaves the data as it was', async (t) => {
   // Lower-casing 60 MiB takes far longer than 20 ms on any machine.
   const server = await tenantsServer(t, { storeLimitMs: 20 });
-  const res = await get(server.port, 'a.localhost', '/resources/p?txt__icontains=zzz');
+  const res = await getWithHost(server.port, 'a.localhost', '/resources/p?txt__icontains=zzz');
   t.equal(res.status, 503);
   const problem = JSON.parse(res.text);
   t.equal(problem.code, 'store-time-limit');
   t.match(problem.detail, /20 ms of store time/);
   t.equal(res.headers['retry-after'], undefined, 'no Retry-After: the same query would run over again');
   // Stored data intact: the kept count, and a member read back whole.
-  const all = await get(server.port, 'a.localhost', '/resources/p?count=1');
+  const all = await getWithHost(server.port, 'a.localhost', '/resources/p?count=1');
   t.equal(all.status, 200);
   t.equal(all.headers['x-total-count'], String(ROWS));
-  const one = await get(server.port, 'a.localhost', '/resources/p/1');
+  const one = await getWithHost(server.port, 'a.localhost', '/resources/p/1');
   t.equal(JSON.parse(one.text).txt, TEXT);
   // A narrow query on the same data is served.
-  const narrow = await get(server.port, 'a.localhost', '/resources/p?id__lte=2&count=2');
+  const narrow = await getWithHost(server.port, 'a.localhost', '/resources/p?id__lte=2&count=2');
   t.equal(narrow.status, 200);
   t.equal(JSON.parse(narrow.text).length, 2);
 });
 
 t.test("the model-API budget bounds a call in progress, not only the calls after it", async (t) => {
   const server = await tenantsServer(t, { modelLimitMs: 20 });
-  const res = await get(server.port, 'a.localhost', '/resources/loop');
+  const res = await getWithHost(server.port, 'a.localhost', '/resources/loop');
   t.equal(res.status, 200);
   const { calls, error } = JSON.parse(res.text);
   // Before the fix the first call ran to its end (far past 20 ms) and the budget stopped the second.

@@ -3,35 +3,10 @@
 // URLs that lead nowhere; a port is 1–65535, anything else is 400 invalid-header (RFC 9112 §3.2).
 
 import t from 'tap';
-import { connect } from 'node:net';
-import { makeApp, startServer } from '../helpers/server.ts';
+import { raw } from '../helpers/raw-http.ts';
+import { appServer } from '../helpers/server.ts';
 
-/** Sends raw bytes and collects what comes back until the server closes the connection. */
-function raw(port: number, data: string): Promise<{ status: number; head: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (d) => (text += d));
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      const end = text.indexOf('\r\n\r\n');
-      resolve({ status: Number(text.slice(9, 12)), head: text.slice(0, end), body: text.slice(end + 4) });
-    });
-    socket.on('connect', () => socket.write(data));
-    setTimeout(() => reject(new Error(`connection stayed open; got ${JSON.stringify(text)}`)), 20_000).unref();
-  });
-}
-
-const app = makeApp({
-  models: { notes: { fields: { text: { type: 'string' } } } },
-  resources: { 'notes.ts': 'svc.delegate();\n' },
-});
-const server = await startServer({ appDir: app.dir });
-t.teardown(async () => {
-  await server.close();
-  app.cleanup();
-});
+const server = await appServer(t, { models: { notes: { fields: { text: { type: 'string' } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } });
 
 const create = (host: string) => {
   const body = '{"text":"x"}';

@@ -4,32 +4,8 @@
 // error the server produces is application/problem+json, with a code a client can act on.
 
 import t, { type Test } from 'tap';
-import { connect } from 'node:net';
+import { raw, type Raw } from '../helpers/raw-http.ts';
 import { makeApp, startServer } from '../helpers/server.ts';
-
-interface Raw {
-  status: number;
-  head: string;
-  body: string;
-}
-
-/** Sends raw bytes and collects what comes back until the server closes the connection. */
-function raw(port: number, data: string): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (d) => (text += d));
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      const end = text.indexOf('\r\n\r\n');
-      resolve({ status: Number(text.slice(9, 12)), head: end === -1 ? text : text.slice(0, end), body: end === -1 ? '' : text.slice(end + 4) });
-    });
-    socket.on('connect', () => socket.write(data));
-    // Only a server that never closes the connection gets here.
-    setTimeout(() => reject(new Error(`connection stayed open; got ${JSON.stringify(text)}`)), 20_000).unref();
-  });
-}
 
 /** The problem a response carries, after checking it is one with this status and code. */
 function problemOf(t: Test, res: Raw, status: number, code: string): { detail: string; requestId: string } {

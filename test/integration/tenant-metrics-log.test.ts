@@ -11,20 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { LogRecord } from '../../src/exchange/log.ts';
+import { getWithHost } from '../helpers/raw-http.ts';
 import { makeApp, startServer } from '../helpers/server.ts';
-
-function call(port: number, host: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { host, ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 t.test('per tenant: metrics, the request log, Vary', async (t) => {
   const template = makeApp({ models: { notes: { fields: { text: { type: 'string' } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } });
@@ -44,13 +32,13 @@ t.test('per tenant: metrics, the request log, Vary', async (t) => {
       check();
     });
 
-  for (let i = 0; i < 3; i++) t.equal((await call(server.port, 'nope.example.com', '/resources/notes')).status, 404, 'an unknown tenant: 404');
-  t.equal((await call(server.port, 'acme.example.com', '/healthz')).status, 200);
-  t.equal((await call(server.port, 'acme.example.com', '/resources/missing')).status, 404, 'an unknown collection: 404');
-  t.equal((await call(server.port, 'app.example.com', '/resources/notes')).status, 200, 'the tenant called app');
+  for (let i = 0; i < 3; i++) t.equal((await getWithHost(server.port, 'nope.example.com', '/resources/notes')).status, 404, 'an unknown tenant: 404');
+  t.equal((await getWithHost(server.port, 'acme.example.com', '/healthz')).status, 200);
+  t.equal((await getWithHost(server.port, 'acme.example.com', '/resources/missing')).status, 404, 'an unknown collection: 404');
+  t.equal((await getWithHost(server.port, 'app.example.com', '/resources/notes')).status, 200, 'the tenant called app');
   await closed(6);
 
-  const metrics = (await call(server.port, 'x', '/metrics')).text;
+  const metrics = (await getWithHost(server.port, 'x', '/metrics')).text;
   t.match(metrics, /svc_requests_total\{tenant="app",status="200"\} 1\n/, 'tenant app: its one request');
   t.notMatch(metrics, /tenant="app",status="404"/, 'no 404s counted for tenant app');
   t.match(metrics, /svc_requests_total\{tenant="",status="404"\} 3\n/, 'unknown tenants: the empty tenant');
@@ -60,11 +48,11 @@ t.test('per tenant: metrics, the request log, Vary', async (t) => {
   t.equal(missing?.fields.tenant, 'acme', 'the log record of an unknown collection names the tenant');
   t.equal(records.find((r) => r.fields.problem === 'tenant-not-found')?.fields.tenant, undefined, 'no tenant for an unknown one');
 
-  const allowed = await call(server.port, 'acme.example.com', '/resources/notes', { origin: 'https://good.example' });
+  const allowed = await getWithHost(server.port, 'acme.example.com', '/resources/notes', { origin: 'https://good.example' });
   t.equal(allowed.headers['access-control-allow-origin'], 'https://good.example');
   t.equal(allowed.headers.vary, 'Origin');
   for (const headers of [{ origin: 'https://evil.example' }, {}] as Record<string, string>[]) {
-    const other = await call(server.port, 'acme.example.com', '/resources/notes', headers);
+    const other = await getWithHost(server.port, 'acme.example.com', '/resources/notes', headers);
     t.equal(other.headers['access-control-allow-origin'], undefined, `${headers.origin ?? 'no Origin'}: not allowed`);
     t.equal(other.headers.vary, 'Origin', `${headers.origin ?? 'no Origin'}: Vary: Origin all the same`);
   }
@@ -94,7 +82,7 @@ t.test('tenant-busy names the tenant in the log', async (t) => {
     req.end();
   });
   await first;
-  t.equal((await call(server.port, 'acme.x', '/resources/slow')).status, 503, 'tenant-busy');
+  t.equal((await getWithHost(server.port, 'acme.x', '/resources/slow')).status, 503, 'tenant-busy');
   await new Promise<void>((resolve) => {
     const check = (): void => (records.some((r) => r.fields.problem === 'tenant-busy') ? resolve() : void setImmediate(check));
     check();
