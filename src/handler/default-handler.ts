@@ -103,7 +103,9 @@ async function readPage<T>(source: AsyncIterable<T>, start: number, count: numbe
 
 async function list(ex: Exchange, model: Model, collect: boolean): Promise<DelegateResult> {
   const rep = ex.representation;
-  const query: Query = parseQuery(model, ex.params, rep.defaultOrder, new Set([`${model.name}Id`]));
+  // `<collection>Id` is a member URL's parameter: on a list it is a parameter like any other (a
+  // filter when the model has such a field).
+  const query: Query = parseQuery(model, ex.params, rep.defaultOrder);
   const store = ex.store;
   const read = { timeMs: ex.limits.storeLimitMs };
   // Members as the store keeps their JSON, when the representation can use it: no objects built.

@@ -3,6 +3,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { basename } from 'node:path';
 import { DEFAULT_MAX_LENGTH, FIELD_OPTIONS, FIELD_TYPES, INDEX_PARTS, type FieldDef, type IndexDef, type IndexKey, type IndexPart, type Model } from './types.ts';
+import { splitSuffix } from './query.ts';
 import { parseValue } from './values.ts';
 
 /** Collection (and model) names: README "REST reference". `types` is taken by the type metadata endpoint. */
@@ -13,6 +14,11 @@ export const FIELD_NAME = /^(?!.*__)[A-Za-z_][A-Za-z0-9_]*$/;
 /** Compound indexes a model may declare, and keys in each (every index costs each write its upkeep). */
 export const MAX_INDEXES = 8;
 export const MAX_INDEX_KEYS = 4;
+/**
+ * Fields a model may declare. SQLite holds at most 2,000 columns in a table, and a field removed
+ * from a model keeps its column (its values come back with it): this leaves room for as many.
+ */
+export const MAX_FIELDS = 1000;
 
 const MODEL_SCHEMA = {
   type: 'object',
@@ -21,6 +27,7 @@ const MODEL_SCHEMA = {
   properties: {
     fields: {
       type: 'object',
+      maxProperties: MAX_FIELDS,
       additionalProperties: { $ref: '#/$defs/field' },
     },
     indexes: {
@@ -71,6 +78,7 @@ function schemaMessage(e: ErrorObject): string {
   }
   if (e.keyword === 'enum') return `${where}: unknown type ${JSON.stringify(e.data)} (types: ${FIELD_TYPES.join(', ')})`;
   if (e.keyword === 'required') return `${where}: missing "${(e.params as { missingProperty: string }).missingProperty}"`;
+  if (e.keyword === 'maxProperties' && e.instancePath === '/fields') return `fields: at most ${MAX_FIELDS} fields (SQLite's 2,000 columns a table, with room for the columns removed fields keep)`;
   return `${where}: ${e.message}`;
 }
 
@@ -84,11 +92,9 @@ export function loadModel(file: string, text: string): LoadResult {
   if (name === 'types') return { ok: false, reason: 'the name "types" is reserved for type metadata' };
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonFile(text);
   } catch (e) {
-    // The parser's message quotes the file; only where is said (the file may not be what it seems).
-    const at = /position (\d+)/.exec((e as Error).message)?.[1];
-    return { ok: false, reason: `not valid JSON${at !== undefined ? ` (at character ${at})` : ''}` };
+    return { ok: false, reason: `not valid JSON${whereJsonFails(e)}` };
   }
   if (!validateSchema(json)) {
     return { ok: false, reason: validateSchema.errors!.map(schemaMessage).join('; ') };
@@ -169,18 +175,19 @@ export function loadModel(file: string, text: string): LoadResult {
 /** One key of an `indexes` entry: a declared field, or `<field>__month` / `<field>__day` of a date field; else what is wrong. */
 function indexKey(fields: ReadonlyMap<string, FieldDef>, key: string): IndexKey | string {
   const shown = quoted(key);
-  const [field = '', part, ...rest] = key.split('__');
+  const { field, suffix: part } = splitSuffix(key);
   if (field === 'id' || field === 'updated') return `${field} cannot be a key (id ends every index; updated has its own)`;
-  const def = field === '' ? undefined : fields.get(field);
+  const parts = `(parts: ${INDEX_PARTS.map((p) => `__${p}`).join(', ')})`;
+  // A field name has no `__` of its own: `born__day__x` is a part too many, `__proto__` no field.
+  if (field.includes('__') && fields.has(field.slice(0, field.indexOf('__')))) return `${shown} is not a field or a part of one ${parts}`;
+  const def = field === '' || field.includes('__') ? undefined : fields.get(field);
   if (def === undefined) {
     const declared = [...fields.keys()].filter((f) => f !== 'id' && f !== 'updated');
-    const what = field === '' ? `${shown} names no field` : `unknown field ${quoted(field)}`;
+    const what = field === '' || field.includes('__') ? `${shown} names no field` : `unknown field ${quoted(field)}`;
     return `${what} (a key is a declared field, or a date field's <field>__month or <field>__day; declared fields: ${declared.join(', ') || 'none'})`;
   }
   if (part === undefined) return { field };
-  if (rest.length > 0 || !(INDEX_PARTS as readonly string[]).includes(part)) {
-    return `${shown} is not a field or a part of one (parts: ${INDEX_PARTS.map((p) => `__${p}`).join(', ')})`;
-  }
+  if (!(INDEX_PARTS as readonly string[]).includes(part)) return `${shown} is not a field or a part of one ${parts}`;
   if (def.type !== 'date' && def.type !== 'date-time') return `__${part} is a part of date and date-time values; ${field} is ${def.type}`;
   return { field, part: part as IndexPart };
 }
@@ -188,4 +195,19 @@ function indexKey(fields: ReadonlyMap<string, FieldDef>, key: string): IndexKey 
 /** `text` as a JSON string for an error, cut after 60 characters (a model file may hold anything). */
 function quoted(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+}
+
+/** A JSON file's text parsed, a byte order mark before it ignored (editors write one). */
+export function parseJsonFile(text: string): unknown {
+  return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+}
+
+/**
+ * Where JSON.parse found a file's text wrong, as ` (at character N)`, or ''. Its message quotes
+ * the text around it: only where is said (a model may not be what it seems, and svc.json holds
+ * secrets).
+ */
+export function whereJsonFails(e: unknown): string {
+  const at = /position (\d+)/.exec(String((e as Error)?.message))?.[1];
+  return at === undefined ? '' : ` (at character ${at})`;
 }

@@ -73,6 +73,15 @@ export function queryParams(raw: string): Map<string, string> {
   return params;
 }
 
+/**
+ * `<field>__<suffix>` (a filter's condition, an index key's date part) split at its last `__`: a
+ * field name has no `__` of its own but may end in `_` (`a_` in `a___gt`); no `__`, no suffix.
+ */
+export function splitSuffix(name: string): { field: string; suffix: string | undefined } {
+  const sep = name.lastIndexOf('__');
+  return sep === -1 ? { field: name, suffix: undefined } : { field: name.slice(0, sep), suffix: name.slice(sep + 2) };
+}
+
 /** A field as a filter sees it: `max_length` does not bound a filter value. */
 function filterField(field: FieldDef): FieldDef {
   if (field.maxLength === undefined) return field;
@@ -124,16 +133,8 @@ function parseFilterValue(field: FieldDef, condition: Condition, raw: string): {
   }
 }
 
-/**
- * Parses the query parameters of a list request. `ignore` names parameters that are not part
- * of the query (the member-id parameter). `defaultOrder` applies when `order_by` is absent.
- */
-export function parseQuery(
-  model: Model,
-  params: Iterable<readonly [string, string]>,
-  defaultOrder: readonly Order[] = [],
-  ignore: ReadonlySet<string> = new Set(),
-): Query {
+/** Parses the query parameters of a list request. `defaultOrder` applies when `order_by` is absent. */
+export function parseQuery(model: Model, params: Iterable<readonly [string, string]>, defaultOrder: readonly Order[] = []): Query {
   const errors: FieldError[] = [];
   const filters: Filter[] = [];
   let order: readonly Order[] = defaultOrder;
@@ -141,7 +142,6 @@ export function parseQuery(
   let count: number | undefined;
 
   for (const [name, raw] of params) {
-    if (ignore.has(name)) continue;
     switch (name) {
       case 'start':
       case 'count':
@@ -174,9 +174,8 @@ export function parseQuery(
         continue;
       }
     }
-    const sep = name.indexOf('__');
-    const fieldName = sep === -1 ? name : name.slice(0, sep);
-    const condition = (sep === -1 ? 'exact' : name.slice(sep + 2)) as Condition;
+    const { field: fieldName, suffix } = splitSuffix(name);
+    const condition = (suffix ?? 'exact') as Condition;
     const field = model.fields.get(fieldName);
     if (!field) {
       errors.push({ parameter: name, message: `unknown field "${fieldName}"` });

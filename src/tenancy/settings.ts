@@ -7,6 +7,7 @@ import { Ajv } from 'ajv';
 import { SvcError } from '../errors.ts';
 import type { Limits } from '../exchange/limits.ts';
 import type { AppSettings } from '../exchange/settings.ts';
+import { parseJsonFile, whereJsonFails } from '../model/load.ts';
 
 const SCHEMA = JSON.parse(readFileSync(new URL('../../runtime/svc-settings.schema.json', import.meta.url), 'utf8'));
 const validate = new Ajv({ allErrors: true, strict: true }).compile(SCHEMA);
@@ -31,13 +32,13 @@ export function loadSettings(dir: string, server: Limits): AppSettings {
   }
   let file: SettingsFile;
   try {
-    file = JSON.parse(text) as SettingsFile;
+    file = parseJsonFile(text) as SettingsFile;
   } catch (err) {
-    throw new SvcError('app-settings-invalid', `svc.json is not JSON: ${(err as Error).message}`);
+    throw new SvcError('app-settings-invalid', `svc.json is not valid JSON${whereJsonFails(err)}: fix its syntax.`);
   }
   if (!validate(file)) {
     // Messages name where and what, never a value: env values are secrets.
-    const problems = validate.errors!.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    const problems = validate.errors!.map((e) => `${e.instancePath || '/'} ${e.message}${e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''}`).join('; ');
     throw new SvcError('app-settings-invalid', `svc.json does not match runtime/svc-settings.schema.json: ${problems}`);
   }
   const limits: Record<string, number> = { ...server };
@@ -48,9 +49,14 @@ export function loadSettings(dir: string, server: Limits): AppSettings {
   if (file.limits?.cpuLimitMs !== undefined && file.limits.cpuLimitMs < server.cpuLimitMs) {
     limits.wallLimitMs = Math.min(server.wallLimitMs, Math.max(1000, 10 * limits.cpuLimitMs!));
   }
+  // The schema's pattern lets through what is no URL (a port past 65535, an IPv4 address of five parts).
+  const fetchAllow = (file.fetch?.allow ?? []).map((o, i) => {
+    if (!URL.canParse(o)) throw new SvcError('app-settings-invalid', `svc.json: /fetch/allow/${i} is not a URL: write an origin, scheme://host[:port] with a port up to 65535.`);
+    return new URL(o).origin;
+  });
   return {
     env: new Map(Object.entries(file.env ?? {})),
-    fetchAllow: (file.fetch?.allow ?? []).map((o) => new URL(o).origin),
+    fetchAllow,
     limits: limits as unknown as Limits,
   };
 }

@@ -146,3 +146,10 @@ t.test('validation of create and update', async (t) => {
   t.throws(() => validateUpdate(m, { id: 5, name: 'b' }, false, existing), { code: 'invalid-member' });
   t.throws(() => validateUpdate(m, { name: 'b', fixed: 'G' }, false, existing), { code: 'invalid-member' });
 });
+
+t.test('a model declares at most 1,000 fields', async (t) => {
+  // Past SQLite's 2,000 columns a table, a collection failed with 500 internal-error, though svc check passed it.
+  const many = (n: number) => JSON.stringify({ fields: Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { type: 'integer' }])) });
+  t.ok(loadModel('models/wide.json', many(1000)).ok, '1,000 fields');
+  t.match(loadModel('models/wide.json', many(1001)), { ok: false, reason: /at most 1000 fields/ }, '1,001 fields: refused, with the bound');
+});
