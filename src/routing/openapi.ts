@@ -28,6 +28,15 @@ const JSON_TYPE = 'application/json';
 const ATOM_TYPE = 'application/atom+xml';
 const PROBLEM = { $ref: '#/components/responses/Problem' };
 
+/**
+ * Component names. A model name matches [A-Za-z][A-Za-z0-9_-]* and never holds a dot, so the
+ * member schema keeps the bare model name and every other name has one: `<model>.create` and
+ * `<model>.update` belong to that model alone, and `svc.Problem` to no model (a model named
+ * `Problem`, or `good2` beside `good2Input`, used to overwrite another entry).
+ */
+const PROBLEM_SCHEMA = 'svc.Problem';
+const schemaName = (model: string, kind: '' | 'create' | 'update') => (kind === '' ? model : `${model}.${kind}`);
+
 /** The JSON Schema of a field's value in a member. */
 function fieldSchema(f: FieldDef): Json {
   const base: Json = (() => {
@@ -59,18 +68,47 @@ function fieldSchema(f: FieldDef): Json {
   };
 }
 
-/** A member as served, and as sent (editable fields only; `required` ones required). */
-function memberSchemas(model: Model): { member: Json; input: Json } {
+/** `updated` in a body: the server sets it, and ignores whatever is sent (validate.ts `checkKeys`). */
+const IGNORED_UPDATED = { description: 'Ignored: the server sets it on every write.' };
+
+/**
+ * A member as served, and the bodies of create and update as src/model/validate.ts checks them
+ * (README "The default handler"). Create takes every declared field, editable or not, with its
+ * default; `id` is refused. Update replaces the editable fields, so a required one is required
+ * even with a default (defaults apply on create only); a non-editable field may be repeated with
+ * its current value and `id` with the URL's, so a retrieved member can be sent back.
+ */
+function memberSchemas(model: Model): { member: Json; create: Json; update: Json } {
   const properties: Json = {};
   for (const f of model.fields.values()) properties[f.name] = fieldSchema(f);
-  const editable = model.declared.filter((f) => f.editable);
+  const declared = model.declared;
+  const keep = 'is not editable; leave it out or send its current value';
   return {
     member: { type: 'object', properties, required: ['id', 'updated'] },
-    input: {
+    create: {
       type: 'object',
       additionalProperties: false,
-      properties: Object.fromEntries(editable.map((f) => [f.name, fieldSchema(f)])),
-      required: editable.filter((f) => f.required && f.defaultValue === undefined).map((f) => f.name),
+      properties: {
+        ...Object.fromEntries(declared.map((f) => [f.name, fieldSchema({ ...f, editable: true })])),
+        updated: IGNORED_UPDATED,
+      },
+      required: declared.filter((f) => f.required && f.defaultValue === undefined).map((f) => f.name),
+    },
+    update: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        id: { ...fieldSchema({ ...model.fields.get('id')!, editable: true }), description: 'Must equal the id in the URL, or be left out.' },
+        updated: IGNORED_UPDATED,
+        ...Object.fromEntries(
+          declared.map((f) => {
+            const schema = fieldSchema({ ...f, editable: true, defaultValue: undefined });
+            // Not readOnly: OpenAPI says a readOnly property SHOULD NOT be sent, and sending the current value is fine.
+            return [f.name, f.editable ? schema : { ...schema, description: [f.description, `${f.name} ${keep}.`].filter(Boolean).join(' ') }];
+          }),
+        ),
+      },
+      required: declared.filter((f) => f.editable && f.required).map((f) => f.name),
     },
   };
 }
@@ -78,8 +116,8 @@ function memberSchemas(model: Model): { member: Json; input: Json } {
 /** The query parameters of a list: a filter per field and condition that fits its type, paging and order. */
 function listParameters(model: Model): Json[] {
   const params: Json[] = [
-    { name: 'start', in: 'query', description: 'Index of the first member of the page (0-based).', schema: { type: 'integer', minimum: 0 } },
-    { name: 'count', in: 'query', description: 'Members in the page; with start, makes the response paged (Link, X-Total-Count).', schema: { type: 'integer', minimum: 0 } },
+    { name: 'start', in: 'query', description: 'Index of the first member of the page (0-based); makes the list paged (Link).', schema: { type: 'integer', minimum: 0 } },
+    { name: 'count', in: 'query', description: 'At most this many members; makes the list paged (Link).', schema: { type: 'integer', minimum: 0 } },
     {
       name: 'order_by',
       in: 'query',
@@ -90,7 +128,10 @@ function listParameters(model: Model): Json[] {
   ];
   for (const f of model.fields.values()) {
     // A field named like a reserved parameter is filtered as <field>__exact only.
-    if (!(RESERVED_PARAMS as readonly string[]).includes(f.name)) params.push({ name: f.name, in: 'query', description: `${f.name} equals`, schema: fieldSchema({ ...f, editable: true }) });
+    if (!(RESERVED_PARAMS as readonly string[]).includes(f.name)) {
+      // No default: a parameter's default is what the server assumes when it is absent, and a list without the filter is unfiltered.
+      params.push({ name: f.name, in: 'query', description: `${f.name} equals`, schema: fieldSchema({ ...f, editable: true, defaultValue: undefined }) });
+    }
     for (const c of CONDITIONS_BY_TYPE[f.type]) {
       const value = fieldSchema({ ...f, editable: true, defaultValue: undefined });
       const schema =
@@ -113,16 +154,51 @@ function content(schema: Json, atom: boolean): Json {
 const ID = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } };
 const IF_MATCH = { name: 'If-Match', in: 'header', description: 'Write only if the member still has this ETag (else 412).', schema: { type: 'string' } };
 const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', description: 'Answer 304 when the member still has this ETag.', schema: { type: 'string' } };
+const IF_NONE_MATCH_WRITE = {
+  name: 'If-None-Match',
+  in: 'header',
+  description: 'Write only if the member no longer has this ETag (weak comparison; `*`: no member may exist), else 412.',
+  schema: { type: 'string' },
+};
 const ETAG = { description: 'Entity tag of the member.', schema: { type: 'string' } };
 
-function operations(model: Model, events: readonly EventName[]): { collection: Json; member: Json } {
-  const ref = (s: string) => ({ $ref: `#/components/schemas/${model.name}${s}` });
+/** The readable operationId of an event on a model: `listEmployees` for list on `employees`, `createAB` on `a-b`. */
+function readableOperationId(event: EventName, model: string): string {
+  return `${event}${model[0]!.toUpperCase()}${model.slice(1).replace(/[-_](\w)/g, (_, c: string) => c.toUpperCase())}`;
+}
+
+/** operationIds of the fixed paths, which no model's may take. */
+const FIXED_OPERATION_IDS = ['listTypes', 'getType'];
+
+/**
+ * operationIds, unique as OpenAPI 3.1 requires: the readable form where no other operation has
+ * it, else `<event>.<model>` for every operation that shares it (`list.Emp`, `list.emp`), whatever
+ * the order of the models. That form is unique: it holds the exact model name, and no event,
+ * model name or readable form holds a dot (`_<model>` would not do: `delete` on `collection__foo`
+ * reads `deleteCollection_foo`).
+ */
+function operationIds(collections: readonly OpenApiCollection[]): (event: EventName, model: string) => string {
+  const uses = new Map<string, number>(FIXED_OPERATION_IDS.map((id) => [id, 1]));
+  for (const { model, events } of collections) {
+    for (const event of events) {
+      const id = readableOperationId(event, model.name);
+      uses.set(id, (uses.get(id) ?? 0) + 1);
+    }
+  }
+  return (event, model) => {
+    const readable = readableOperationId(event, model);
+    return uses.get(readable) === 1 ? readable : `${event}.${model}`;
+  };
+}
+
+function operations(model: Model, events: readonly EventName[], operationId: (event: EventName, model: string) => string): { collection: Json; member: Json } {
+  const ref = (kind: '' | 'create' | 'update') => ({ $ref: `#/components/schemas/${schemaName(model.name, kind)}` });
   const collection: Json = {};
   const member: Json = {};
   const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [String(s), PROBLEM]));
   for (const event of events) {
     const method = EVENT_METHOD[event].toLowerCase();
-    const base = { operationId: `${event}${model.name[0]!.toUpperCase()}${model.name.slice(1).replace(/[-_](\w)/g, (_, c: string) => c.toUpperCase())}`, tags: [model.name] };
+    const base = { operationId: operationId(event, model.name), tags: [model.name] };
     const errors = problems(500, 503);
     const target = isMemberEvent(event) ? member : collection;
     switch (event) {
@@ -135,8 +211,8 @@ function operations(model: Model, events: readonly EventName[]): { collection: J
             200: {
               description: 'The members, filtered, ordered and paged.',
               headers: {
-                'X-Total-Count': { description: 'Members matching the filters (paged lists).', schema: { type: 'integer' } },
-                Link: { description: 'first, prev, next and last pages (RFC 8288; paged lists).', schema: { type: 'string' } },
+                'X-Total-Count': { description: 'Members matching the filters; every list carries it.', schema: { type: 'integer' } },
+                Link: { description: 'Paged lists only (start or count given): first, and next and prev where they exist (RFC 8288).', schema: { type: 'string' } },
               },
               content: content({ type: 'array', items: ref('') }, true),
             },
@@ -149,7 +225,7 @@ function operations(model: Model, events: readonly EventName[]): { collection: J
         target[method] = {
           ...base,
           summary: `Create a member of ${model.name}`,
-          requestBody: { required: true, content: content(ref('Input'), true) },
+          requestBody: { required: true, content: content(ref('create'), true) },
           responses: {
             201: { description: 'Created.', headers: { Location: { description: 'URL of the new member.', schema: { type: 'string', format: 'uri' } }, ETag: ETAG }, content: content(ref(''), true) },
             ...problems(400, 406, 413, 415),
@@ -162,15 +238,15 @@ function operations(model: Model, events: readonly EventName[]): { collection: J
           ...base,
           summary: `Retrieve a member of ${model.name}`,
           parameters: [IF_NONE_MATCH],
-          responses: { 200: { description: 'The member.', headers: { ETag: ETAG }, content: content(ref(''), true) }, 304: { description: 'Not modified.' }, ...problems(404, 406), ...errors },
+          responses: { 200: { description: 'The member.', headers: { ETag: ETAG }, content: content(ref(''), true) }, 304: { description: 'Not modified.' }, ...problems(400, 404, 406), ...errors },
         };
         break;
       case 'update':
         target[method] = {
           ...base,
           summary: `Replace the editable fields of a member of ${model.name}`,
-          parameters: [IF_MATCH],
-          requestBody: { required: true, content: content(ref('Input'), true) },
+          parameters: [IF_MATCH, IF_NONE_MATCH_WRITE],
+          requestBody: { required: true, content: content(ref('update'), true) },
           responses: { 200: { description: 'The updated member.', headers: { ETag: ETAG }, content: content(ref(''), true) }, ...problems(400, 404, 406, 412, 413, 415), ...errors },
         };
         break;
@@ -178,8 +254,8 @@ function operations(model: Model, events: readonly EventName[]): { collection: J
         target[method] = {
           ...base,
           summary: `Delete a member of ${model.name}`,
-          parameters: [IF_MATCH],
-          responses: { 204: { description: 'Deleted.' }, ...problems(404, 412), ...errors },
+          parameters: [IF_MATCH, IF_NONE_MATCH_WRITE],
+          responses: { 204: { description: 'Deleted.' }, ...problems(400, 404, 412), ...errors },
         };
         break;
       default:
@@ -199,7 +275,7 @@ function operations(model: Model, events: readonly EventName[]): { collection: J
 export function openApiDocument(input: OpenApiInput): Json {
   const paths: Json = {};
   const schemas: Json = {
-    Problem: {
+    [PROBLEM_SCHEMA]: {
       type: 'object',
       description: 'RFC 9457 problem details; `code` is stable (README "Errors").',
       properties: {
@@ -214,11 +290,13 @@ export function openApiDocument(input: OpenApiInput): Json {
       required: ['type', 'title', 'status', 'detail', 'code'],
     },
   };
+  const operationId = operationIds(input.collections);
   for (const { model, events } of [...input.collections].sort((a, b) => a.model.name.localeCompare(b.model.name))) {
-    const { member, input: body } = memberSchemas(model);
-    schemas[model.name] = member;
-    schemas[`${model.name}Input`] = body;
-    const ops = operations(model, events);
+    const { member, create, update } = memberSchemas(model);
+    schemas[schemaName(model.name, '')] = member;
+    schemas[schemaName(model.name, 'create')] = create;
+    schemas[schemaName(model.name, 'update')] = update;
+    const ops = operations(model, events, operationId);
     if (Object.keys(ops.collection).length > 0) paths[`/resources/${model.name}`] = ops.collection;
     if (Object.keys(ops.member).length > 0) paths[`/resources/${model.name}/{id}`] = { parameters: [ID], ...ops.member };
   }
@@ -241,7 +319,7 @@ export function openApiDocument(input: OpenApiInput): Json {
     components: {
       schemas,
       responses: {
-        Problem: { description: 'A problem (README "Errors").', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+        Problem: { description: 'A problem (README "Errors").', content: { 'application/problem+json': { schema: { $ref: `#/components/schemas/${PROBLEM_SCHEMA}` } } } },
       },
     },
   };
