@@ -25,11 +25,15 @@ export function sqlitePath(uri: string, name: string): string {
   return join(dirname(path), `${basename(path, ext)}.${name}${ext}`);
 }
 
-/** Opens (creating its directory) and configures a database file, or `:memory:`; `deadline` bounds its queries. */
-export function openDatabase(path: string, deadline = new Deadline()): DatabaseSync {
+/**
+ * Opens (creating its directory) and configures a database file, or `:memory:`; `deadline` bounds
+ * its queries. `busyTimeoutMs`: how long SQLite's busy handler waits for another connection's lock,
+ * sleeping the thread (0 for the writer thread, which waits on timers instead: GroupCommit).
+ */
+export function openDatabase(path: string, deadline = new Deadline(), busyTimeoutMs = BUSY_TIMEOUT_MS): DatabaseSync {
   const file = path !== ':memory:';
   if (file) mkdirSync(dirname(path), { recursive: true });
-  const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+  const db = new DatabaseSync(path, { timeout: busyTimeoutMs });
   try {
     configure(db, file);
   } catch (e) {

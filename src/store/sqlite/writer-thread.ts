@@ -21,7 +21,9 @@ const port = parentPort!;
 function connection(path: string): Promise<Connection> {
   let c = connections.get(path);
   if (!c) {
-    c = retryWhileBusy(() => openDatabase(path)).then((db) => {
+    // Busy timeout 0: SQLite's busy handler would sleep this thread, which writes every app's
+    // files, while another process holds one's lock; its writes wait on timers (GroupCommit).
+    c = retryWhileBusy(() => openDatabase(path, undefined, 0)).then((db) => {
       const statements = new Statements(db);
       const writes = new GroupCommit(db, statements);
       return {
@@ -48,7 +50,9 @@ function writeError(e: unknown): WriteError {
   return { message: (e as Error)?.message ?? String(e), ...(typeof errcode === 'number' ? { errcode } : {}) };
 }
 
-async function run(id: number, path: string, ops: readonly WriteOp[]): Promise<WriterReply> {
+/** Runs `ops` on `path`'s connection; each may wait for another connection's write lock for `waitMs` from now. */
+async function run(id: number, path: string, ops: readonly WriteOp[], waitMs: number): Promise<WriterReply> {
+  const until = performance.now() + waitMs;
   let c: Connection;
   try {
     c = await connection(path);
@@ -57,7 +61,7 @@ async function run(id: number, path: string, ops: readonly WriteOp[]): Promise<W
     return { id, commit: 0, results: ops.map(() => ({ error })) };
   }
   // Run together, one after the other, in the open transaction: they share its commit.
-  const settled = await Promise.allSettled(ops.map((op) => c.writes.run(op.sql, op.params)));
+  const settled = await Promise.allSettled(ops.map((op) => c.writes.run(op.sql, op.params, until)));
   // Settled as the commit acknowledged them, before any later commit: this is its number.
   return { id, commit: c.writes.commits, results: settled.map((s) => (s.status === 'fulfilled' ? s.value : { error: writeError(s.reason) })) };
 }
@@ -65,7 +69,7 @@ async function run(id: number, path: string, ops: readonly WriteOp[]): Promise<W
 port.on('message', (m: WriterRequest) => {
   switch (m.type) {
     case 'run':
-      void run(m.id, m.path, m.ops).then((reply) => port.postMessage(reply));
+      void run(m.id, m.path, m.ops, m.waitMs).then((reply) => port.postMessage(reply));
       return;
     case 'close': {
       const c = connections.get(m.path);

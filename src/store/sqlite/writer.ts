@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { SQLInputValue } from 'node:sqlite';
 import { SvcError } from '../../errors.ts';
 import { storeUnavailable } from '../store.ts';
+import { BUSY_TIMEOUT_MS } from './database.ts';
 import type { RunResult, Writes } from './group-commit.ts';
 import { ThreadPort } from './thread-port.ts';
 
@@ -13,7 +14,11 @@ export interface WriteOp {
   readonly params: readonly SQLInputValue[];
 }
 
-type Message = { type: 'run'; path: string; ops: WriteOp[] } | { type: 'close'; path: string };
+/**
+ * `waitMs`: how long the writes of a 'run' may still wait for another connection's write lock, ms
+ * (BUSY_TIMEOUT_MS from when the first of them was issued); then they fail as store-unavailable.
+ */
+type Message = { type: 'run'; path: string; ops: WriteOp[]; waitMs: number } | { type: 'close'; path: string };
 export type WriterRequest = Message & { id: number };
 
 /** A write's failure, as the thread saw it: SQLite's message and result code, or the store was unavailable. */
@@ -78,6 +83,8 @@ function send(m: Message): Promise<WriterReply> {
 export class ThreadWrites implements Writes {
   readonly #path: string;
   #queue: { op: WriteOp; resolve: (r: RunResult) => void; reject: (e: unknown) => void }[] = [];
+  /** When the first write of #queue was issued (performance.now(), ms). */
+  #queuedAt = 0;
   /** Sent and not yet acknowledged. */
   readonly #inFlight = new Set<Promise<unknown>>();
   #closed = false;
@@ -91,7 +98,10 @@ export class ThreadWrites implements Writes {
   run(sql: string, params: readonly SQLInputValue[]): Promise<RunResult> {
     if (this.#closed) return Promise.reject(new Error('the store is closed'));
     return new Promise((resolve, reject) => {
-      if (this.#queue.length === 0) setImmediate(() => this.#flush());
+      if (this.#queue.length === 0) {
+        this.#queuedAt = performance.now();
+        setImmediate(() => this.#flush());
+      }
       this.#queue.push({ op: { sql, params }, resolve, reject });
       if (this.#queue.length >= WRITES_PER_MESSAGE) this.#flush();
     });
@@ -122,7 +132,8 @@ export class ThreadWrites implements Writes {
       this.#using = true;
       users++;
     }
-    const sent = send({ type: 'run', path: this.#path, ops: queue.map((w) => w.op) }).then(
+    const waitMs = BUSY_TIMEOUT_MS - (performance.now() - this.#queuedAt);
+    const sent = send({ type: 'run', path: this.#path, ops: queue.map((w) => w.op), waitMs }).then(
       ({ commit, results }) => {
         writerEvents.emit('commit', this.#path, commit, results.filter((r) => !('error' in r)).length);
         results.forEach((r, i) => ('error' in r ? queue[i]!.reject(writeError(r.error)) : queue[i]!.resolve(r)));
