@@ -130,8 +130,9 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
       const members = 'members' in page ? page.members : page.items;
       source = { members };
       total = page.total;
-      // A first page newest first starts with the newest match (or there is none).
-      if (rep.needsNewest && query.start === 0 && query.order[0]?.field === 'updated' && query.order[0].desc) newest = members[0]?.updated ?? null;
+      // A first page newest first starts with the newest match (or there is none); a page of
+      // count=0 holds no member to tell.
+      if (rep.needsNewest && query.start === 0 && query.count !== 0 && query.order[0]?.field === 'updated' && query.order[0].desc) newest = members[0]?.updated ?? null;
     }
   } else {
     source = renderTexts ? { texts: store.listJson(model, query, read), render: renderTexts } : { members: store.list(model, query, read) };

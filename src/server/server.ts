@@ -62,8 +62,15 @@ function plainHost(host: string): boolean {
   const match = HOST.exec(host);
   if (match === null) return false;
   const port = match[1];
-  return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+  if (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65535)) return false;
+  // An IP literal, or a name that ends in a number (which URLs read as IPv4: `1.2.3.4.5`), must
+  // be one a URL can hold: `[1.2.3.4]` and `[:::::]` fit the pattern and no URL.
+  const name = port === undefined ? host : host.slice(0, -port.length - 1);
+  return !(name.startsWith('[') || NUMERIC_LAST_LABEL.test(name)) || URL.canParse(`http://${host}/`);
 }
+
+/** A host name whose last label is a number (decimal or hex), as URLs read IPv4 addresses. */
+const NUMERIC_LAST_LABEL = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i;
 
 /**
  * The problem answering what node:http reports on a connection ('clientError'): a request it could
@@ -248,6 +255,9 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
 
     const query = queryParams(q === -1 ? '' : target.slice(q + 1));
     const representation = negotiate(REPRESENTATIONS, req.headers.accept, query.get('format_as'));
+    // The representation depends on Accept: a cache must not serve one client's to another.
+    const vary = sink.headers.get('vary');
+    sink.setHeader('vary', vary === undefined ? 'Accept' : `${vary}, Accept`);
     const rawBody = await readBody(req, limits.maxBodyBytes);
     state.bytesIn = rawBody.length;
     let body: Record<string, unknown> | undefined;

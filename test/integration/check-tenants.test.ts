@@ -57,7 +57,7 @@ t.test("each tenant's problems and warnings name it; the other tenants are still
   t.match(out, /^broken: models\/bad\.json: not valid JSON/m);
   t.match(out, /^broken: resources\/notes\.ts:2:\d+: /m);
   t.match(out, /^broken: models\/lonely\.json: warning: no handler/m);
-  t.match(out, /^settings: svc\.json is not JSON/m, 'an app that cannot be opened is a problem of its tenant');
+  t.match(out, /^settings: svc\.json is not valid JSON/m, 'an app that cannot be opened is a problem of its tenant');
   t.match(out, /^Not_A_Tenant: warning: not served: tenant names are lower-case letters, digits and '-'$/m);
   t.notMatch(out, /^(acme|globex): /m, 'the correct tenants are not named');
   t.notMatch(out, /README/);

@@ -18,7 +18,7 @@ t.test('an allowed origin gets the headers, on answers and on problems; another 
   const server = await appServer(t, { models: MODELS, resources: { 'notes.ts': 'svc.delegate();\n' } }, { cors: ['https://app.example.com'] });
   const res = await fetch(server.at('/resources/notes'), { headers: { origin: 'https://app.example.com' } });
   t.equal(res.headers.get('access-control-allow-origin'), 'https://app.example.com');
-  t.equal(res.headers.get('vary'), 'Origin');
+  t.equal(res.headers.get('vary'), 'Origin, Accept');
   for (const h of ['ETag', 'Location', 'Link', 'X-Total-Count']) t.match(res.headers.get('access-control-expose-headers'), h);
   const problem = await fetch(server.at('/resources/notes/999'), { headers: { origin: 'https://app.example.com' } });
   t.equal(problem.status, 404);

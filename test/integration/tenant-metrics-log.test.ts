@@ -50,11 +50,11 @@ t.test('per tenant: metrics, the request log, Vary', async (t) => {
 
   const allowed = await getWithHost(server.port, 'acme.example.com', '/resources/notes', { origin: 'https://good.example' });
   t.equal(allowed.headers['access-control-allow-origin'], 'https://good.example');
-  t.equal(allowed.headers.vary, 'Origin');
+  t.equal(allowed.headers.vary, 'Origin, Accept');
   for (const headers of [{ origin: 'https://evil.example' }, {}] as Record<string, string>[]) {
     const other = await getWithHost(server.port, 'acme.example.com', '/resources/notes', headers);
     t.equal(other.headers['access-control-allow-origin'], undefined, `${headers.origin ?? 'no Origin'}: not allowed`);
-    t.equal(other.headers.vary, 'Origin', `${headers.origin ?? 'no Origin'}: Vary: Origin all the same`);
+    t.equal(other.headers.vary, 'Origin, Accept', `${headers.origin ?? 'no Origin'}: Vary: Origin all the same`);
   }
 });
 
