@@ -10,8 +10,8 @@ import type { Model } from '../../src/model/types.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/store.ts';
 import { makeModel } from '../fixtures/models.ts';
-import { startMongoWireServer } from '../mongo-wire/server.ts';
 import { collect, filter, ids, query } from './conformance.ts';
+import { eachStore } from './each-store.ts';
 
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
 
@@ -33,25 +33,7 @@ async function boolToText(t: Test, store: Store): Promise<void> {
   t.same(await ids(store, asBoolean(), { filters: [filter('flag', 'exact', true)] }), [back[0]!.id, back[1]!.id, back[3]!.id], 'flag=true as a boolean');
 }
 
-t.test('SQLite file', async (t) => {
-  const store = await openStore(`sqlite:${join(t.testdir(), 'flags.sqlite')}`, '');
-  t.teardown(() => store.close());
-  await boolToText(t, store);
-});
-
-t.test('SQLite in memory', async (t) => {
-  const store = await openStore('sqlite::memory:', '');
-  t.teardown(() => store.close());
-  await boolToText(t, store);
-});
-
-t.test('MongoDB (the wire test server)', async (t) => {
-  const wire = await startMongoWireServer();
-  t.teardown(() => wire.stop());
-  const store = await openStore(wire.uri, 'flags');
-  t.teardown(() => store.close());
-  await boolToText(t, store);
-});
+eachStore(t, boolToText, { memory: true });
 
 // A boolean kept as 1 or 0 reads "true" or "false" as text also when the row's JSON text no longer
 // holds it: after an earlier change made the field boolean (5 became true), or when another field
@@ -74,19 +56,7 @@ async function chains(t: Test, store: Store): Promise<void> {
   t.equal(await store.count(text, [filter('x', 'lt', '2')]), 0, 'x__lt=2 compares text "true"/"false"');
 }
 
-t.test('chains through boolean: SQLite file', async (t) => {
-  const store = await openStore(`sqlite:${join(t.testdir(), 'chains.sqlite')}`, '');
-  t.teardown(() => store.close());
-  await chains(t, store);
-});
-
-t.test('chains through boolean: MongoDB (the wire test server)', async (t) => {
-  const wire = await startMongoWireServer();
-  t.teardown(() => wire.stop());
-  const store = await openStore(wire.uri, 'chains');
-  t.teardown(() => store.close());
-  await chains(t, store);
-});
+eachStore(t, chains, { title: 'chains through boolean: ' });
 
 t.test('a database an older svc made, without svc_fields.type: upgraded on open; a type not recorded falls back to the JSON text', async (t) => {
   const path = join(t.testdir(), 'old.sqlite');

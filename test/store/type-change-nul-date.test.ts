@@ -3,13 +3,11 @@
 // SQLite read date columns without the NUL-safe expression (node:sqlite cuts text at a NUL), on the
 // assumption that dates never hold one: "a\0b" read "a".
 
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/store.ts';
 import { makeModel } from '../fixtures/models.ts';
-import { startMongoWireServer } from '../mongo-wire/server.ts';
 import { collect, query } from './conformance.ts';
+import { eachStore } from './each-store.ts';
 
 async function nulText(t: Test, store: Store): Promise<void> {
   await store.insert(makeModel('c', { x: 'string' }), { x: 'a\0b' }, '2025-01-01T00:00:00.000Z');
@@ -21,16 +19,4 @@ async function nulText(t: Test, store: Store): Promise<void> {
   }
 }
 
-t.test('SQLite file', async (t) => {
-  const store = await openStore(`sqlite:${join(t.testdir(), 'c.sqlite')}`, '');
-  t.teardown(() => store.close());
-  await nulText(t, store);
-});
-
-t.test('MongoDB (the wire test server)', async (t) => {
-  const wire = await startMongoWireServer();
-  t.teardown(() => wire.stop());
-  const store = await openStore(wire.uri, 'c');
-  t.teardown(() => store.close());
-  await nulText(t, store);
-});
+eachStore(t, nulText);
