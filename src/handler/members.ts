@@ -148,11 +148,14 @@ export interface Preconditions {
   readonly ifNoneMatch?: readonly string[] | '*' | undefined;
 }
 
+/** The 412 of member `n` changed since the If-Match the client sent: nothing was `done` (written, deleted). */
+function changedSince(n: number, done: string): SvcError {
+  return new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was ${done}.`);
+}
+
 /** The 412 of a member at `updated` that `p` refuses; undefined when it meets them. */
 function unmet(p: Preconditions, n: number, updated: string, nothing: string): SvcError | undefined {
-  if (p.ifMatch !== undefined && !p.ifMatch.includes(updated)) {
-    return new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was ${nothing}.`);
-  }
+  if (p.ifMatch !== undefined && !p.ifMatch.includes(updated)) return changedSince(n, nothing);
   if (p.ifNoneMatch === '*') return new SvcError('precondition-failed', `Member ${n} exists, and If-None-Match: * asks that none does; nothing was ${nothing}.`);
   if (p.ifNoneMatch?.includes(updated)) return new SvcError('precondition-failed', `Member ${n} is at an ETag your If-None-Match names; nothing was ${nothing}.`);
   return undefined;
@@ -174,7 +177,7 @@ export async function updateMember(store: Store, model: Model, id: unknown, valu
   const result = await store.replace(model, n, data, nextUpdated(existing.updated), existing.updated);
   if (result.ok) return result.value;
   if (result.reason === 'not-found') throw new SvcError('member-not-found', `No ${model.name} member has the id ${n}.`);
-  if (preconditions.ifMatch !== undefined) throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was written.`);
+  if (preconditions.ifMatch !== undefined) throw changedSince(n, 'written');
   // Lost a race with another writer: try again on the new state (and its preconditions with it).
   return updateMember(store, model, n, values, preconditions);
 }
@@ -193,7 +196,7 @@ export async function deleteMember(store: Store, model: Model, id: unknown, prec
   const result = await store.delete(model, n, ifUpdated);
   if (result.ok) return true;
   if (result.reason === 'conflict') {
-    if (preconditions.ifMatch !== undefined) throw new SvcError('precondition-failed', `Member ${n} was changed since the ETag you sent; nothing was deleted.`);
+    if (preconditions.ifMatch !== undefined) throw changedSince(n, 'deleted');
     return deleteMember(store, model, n, preconditions);
   }
   return false;

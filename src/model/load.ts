@@ -179,11 +179,13 @@ function indexKey(fields: ReadonlyMap<string, FieldDef>, key: string): IndexKey 
   if (field === 'id' || field === 'updated') return `${field} cannot be a key (id ends every index; updated has its own)`;
   const parts = `(parts: ${INDEX_PARTS.map((p) => `__${p}`).join(', ')})`;
   // A field name has no `__` of its own: `born__day__x` is a part too many, `__proto__` no field.
-  if (field.includes('__') && fields.has(field.slice(0, field.indexOf('__')))) return `${shown} is not a field or a part of one ${parts}`;
-  const def = field === '' || field.includes('__') ? undefined : fields.get(field);
+  const nested = field.indexOf('__');
+  if (nested !== -1 && fields.has(field.slice(0, nested))) return `${shown} is not a field or a part of one ${parts}`;
+  const noField = field === '' || nested !== -1;
+  const def = noField ? undefined : fields.get(field);
   if (def === undefined) {
     const declared = [...fields.keys()].filter((f) => f !== 'id' && f !== 'updated');
-    const what = field === '' || field.includes('__') ? `${shown} names no field` : `unknown field ${quoted(field)}`;
+    const what = noField ? `${shown} names no field` : `unknown field ${quoted(field)}`;
     return `${what} (a key is a declared field, or a date field's <field>__month or <field>__day; declared fields: ${declared.join(', ') || 'none'})`;
   }
   if (part === undefined) return { field };

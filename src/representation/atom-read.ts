@@ -39,15 +39,13 @@ function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 }
 
-/** The index of the first character of `s` that is not XML white space, or -1. A loop, not a regex: linear on any text. */
-function firstNonSpace(s: string): number {
-  for (let i = 0; i < s.length; i++) if (!isSpace(s.charCodeAt(i))) return i;
-  return -1;
-}
-
-function lastNonSpace(s: string): number {
-  for (let i = s.length - 1; i >= 0; i--) if (!isSpace(s.charCodeAt(i))) return i;
-  return -1;
+/** `s` without XML white space at either end (String.trim would take a no-break space too). A loop, not a regex: linear on any text. */
+function trimXmlSpace(s: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && isSpace(s.charCodeAt(start))) start++;
+  while (end > start && isSpace(s.charCodeAt(end - 1))) end--;
+  return s.slice(start, end);
 }
 
 /** Where the reader is, from the outside in: entry, content, the dl, a dt or dd, past the dl. */
@@ -111,11 +109,8 @@ class EntryReader implements XmlHandler {
     else if (this.#state === STATE.dl) {
       // Text between the dt/dd elements would be dropped, like a <p> there: refuse it as the <p>
       // is. Whitespace is only layout. Text outside the dl is ignored, as any markup there is.
-      const first = firstNonSpace(data);
-      if (first !== -1) {
-        const shownText = shown(data.slice(first, lastNonSpace(data) + 1));
-        invalid(`The XOXO <dl> holds text outside its <dt> and <dd> elements ("${shownText}"): put only <dt>field</dt><dd>value</dd> pairs in it, each value inside its <dd>.`);
-      }
+      const stray = trimXmlSpace(data);
+      if (stray !== '') invalid(`The XOXO <dl> holds text outside its <dt> and <dd> elements ("${shown(stray)}"): put only <dt>field</dt><dd>value</dd> pairs in it, each value inside its <dd>.`);
     }
   }
 

@@ -167,8 +167,10 @@ function readableOperationId(event: EventName, model: string): string {
   return `${event}${model[0]!.toUpperCase()}${model.slice(1).replace(/[-_](\w)/g, (_, c: string) => c.toUpperCase())}`;
 }
 
-/** operationIds of the fixed paths, which no model's may take. */
-const FIXED_OPERATION_IDS = ['listTypes', 'getType'];
+/** operationIds of the fixed paths (type metadata), which no model's may take. */
+const LIST_TYPES = 'listTypes';
+const GET_TYPE = 'getType';
+const FIXED_OPERATION_IDS = [LIST_TYPES, GET_TYPE];
 
 /**
  * operationIds, unique as OpenAPI 3.1 requires: the readable form where no other operation has
@@ -301,11 +303,11 @@ export function openApiDocument(input: OpenApiInput): Json {
     if (Object.keys(ops.member).length > 0) paths[`/resources/${model.name}/{id}`] = { parameters: [ID], ...ops.member };
   }
   paths['/resources/types'] = {
-    get: { operationId: 'listTypes', summary: 'Type metadata of every model', responses: { 200: { description: 'Type metadata.', content: { [JSON_TYPE]: { schema: { type: 'array', items: { type: 'object' } } } } } } },
+    get: { operationId: LIST_TYPES, summary: 'Type metadata of every model', responses: { 200: { description: 'Type metadata.', content: { [JSON_TYPE]: { schema: { type: 'array', items: { type: 'object' } } } } } } },
   };
   paths['/resources/types/{name}'] = {
     get: {
-      operationId: 'getType',
+      operationId: GET_TYPE,
       summary: 'Type metadata of one model',
       parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
       responses: { 200: { description: 'Type metadata.', content: { [JSON_TYPE]: { schema: { type: 'object' } } } }, 404: PROBLEM },

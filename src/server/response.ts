@@ -152,9 +152,7 @@ export class HttpResponse implements ResponseSink {
     this.status = problem.status;
     this.problem = problem.code;
     this.headers.set('content-type', 'application/problem+json');
-    // The request id in the body too, so that a user reporting a problem quotes the log's key.
-    const requestId = this.headers.get('x-request-id');
-    this.end(JSON.stringify(requestId === undefined ? problem : { ...problem, requestId }));
+    this.end(problemBody(problem, this.headers.get('x-request-id')));
   }
 
   /** Closes the connection without completing the response. */
@@ -170,7 +168,7 @@ export class HttpResponse implements ResponseSink {
  * write, then the connection closes. Write it only while nothing of a response is on the wire.
  */
 export function sendConnectionProblem(socket: Duplex, problem: Problem, requestId: string): void {
-  const body = JSON.stringify({ ...problem, requestId });
+  const body = problemBody(problem, requestId);
   const head = [
     `HTTP/1.1 ${problem.status} ${reasonPhrase(problem.status) ?? problem.title}`,
     `date: ${new Date().toUTCString()}`,
@@ -182,6 +180,11 @@ export function sendConnectionProblem(socket: Duplex, problem: Problem, requestI
   // Closed once the bytes are out. A few hundred bytes go out at once, unless a response before
   // them is stuck on a client that stopped reading: that one's stall timer cuts the connection.
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+}
+
+/** A problem's JSON body, with the request id in it too, so that a user reporting a problem quotes the log's key. */
+function problemBody(problem: Problem, requestId: string | undefined): string {
+  return JSON.stringify(requestId === undefined ? problem : { ...problem, requestId });
 }
 
 /**
