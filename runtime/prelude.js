@@ -888,6 +888,85 @@ for (const name of ['FinalizationRegistry', 'WeakRef', 'SharedArrayBuffer', 'Ato
 // held 1 GB), until --max-rss stopped other tenants' handlers. Neither is available to handlers.
 delete Intl.Segmenter;
 delete Intl.v8BreakIterator;
+// Every other Intl object holds ICU data outside the V8 heap too (about 10 KB a DateTimeFormat),
+// which V8 undercounts, so a small heap is rarely collected: a handler that made a DateTimeFormat
+// per value (or called toLocaleString with options, which makes one each call) left 100 MB per
+// 10,000 in the process, past its isolate's limit, until --max-rss stopped other tenants'
+// handlers. The runtime estimates the ICU memory each constructor and locale method makes, and
+// collects the isolate's garbage (V8's gc, which the host exposes and only this closure keeps)
+// each ICU_BYTES_PER_COLLECTION of it: an isolate's unreachable ICU objects stay under that, at
+// the cost of a collection (a few milliseconds, the handler's CPU time) per that many bytes.
+{
+  const collect = globalThis.gc;
+  // V8 defines it non-configurable: it stays a global, undefined (and frozen with globalThis).
+  globalThis.gc = undefined;
+  if (typeof collect !== 'function') throw new ErrorCtor('svc: the runtime needs V8 gc exposed (sandbox/bridge.ts)');
+  const ICU_BYTES_PER_COLLECTION = 4 * 1024 * 1024;
+  let made = 0;
+  const madeIcu = (bytes) => {
+    made += bytes;
+    if (made >= ICU_BYTES_PER_COLLECTION) {
+      made = 0;
+      collect();
+    }
+  };
+  const construct = Reflect.construct;
+  // Estimated bytes of ICU memory per object (measured with RSS, 10,000 of each in one isolate).
+  const CONSTRUCTORS = {
+    DateTimeFormat: 10240, RelativeTimeFormat: 7168, DurationFormat: 10240, PluralRules: 3072, DisplayNames: 3072,
+    NumberFormat: 2048, Collator: 2048, ListFormat: 2048, Locale: 512,
+  };
+  for (const name of objectKeys(CONSTRUCTORS)) {
+    const Original = Intl[name];
+    if (typeof Original !== 'function') continue;
+    const bytes = CONSTRUCTORS[name];
+    // Also subclasses (their super() is this construct) and calls without new, which construct too.
+    const Counted = new Proxy(Original, {
+      construct(target, args, newTarget) {
+        madeIcu(bytes);
+        return construct(target, args, newTarget);
+      },
+      apply(target, thisArg, args) {
+        madeIcu(bytes);
+        return apply(target, thisArg, args);
+      },
+    });
+    // Also every instance's constructor, so that no path leads to the uncounted original.
+    defineProperty(Original.prototype, 'constructor', { value: Counted, writable: false, enumerable: false, configurable: false });
+    defineProperty(Intl, name, { value: Counted, writable: false, enumerable: false, configurable: false });
+  }
+  // Methods that make an ICU object per call, unless V8's cache of one per kind answers: no
+  // options, and locales undefined or the same string as the last such call of that kind (a
+  // method without a kind makes one every call). Array and typed-array toLocaleString call their
+  // elements' method, one of these.
+  const lastLocales = {};
+  const countedMethod = (proto, name, kind, bytes) => {
+    const original = proto[name];
+    const method = {
+      [name](...args) {
+        const locales = args[name === 'localeCompare' ? 1 : 0];
+        const options = args[name === 'localeCompare' ? 2 : 1];
+        const cached = kind !== undefined && options === undefined && (locales === undefined || typeof locales === 'string');
+        if (!cached || lastLocales[kind] !== locales || !hasOwn(lastLocales, kind)) {
+          if (cached) lastLocales[kind] = locales;
+          madeIcu(bytes);
+        }
+        return apply(original, this, args);
+      },
+    }[name];
+    defineProperty(method, 'length', { value: original.length });
+    defineProperty(proto, name, { value: method, writable: true, enumerable: false, configurable: true });
+  };
+  countedMethod(Date.prototype, 'toLocaleString', 'dateTime', 10240);
+  countedMethod(Date.prototype, 'toLocaleDateString', 'date', 10240);
+  countedMethod(Date.prototype, 'toLocaleTimeString', 'time', 10240);
+  countedMethod(Number.prototype, 'toLocaleString', 'number', 2048);
+  countedMethod(BigInt.prototype, 'toLocaleString', 'number', 2048);
+  countedMethod(String.prototype, 'localeCompare', 'collator', 2048);
+  // A Locale's maximize() and minimize() make another Locale without its constructor.
+  countedMethod(Intl.Locale.prototype, 'maximize', undefined, 512);
+  countedMethod(Intl.Locale.prototype, 'minimize', undefined, 512);
+}
 // Resizable ArrayBuffers (`new ArrayBuffer(n, { maxByteLength })`) reserve address space up front
 // and commit memory on `resize()` without passing through the allocator that counts an isolate's
 // memory against its limit: one handler could hold gigabytes in a 16 MiB isolate, or reserve

@@ -8,6 +8,7 @@
 // and object-valued `constructor` keys dropped, then checks its shape before using it (guest.ts).
 
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import ivm from 'isolated-vm';
 import type { Exchange } from '../exchange/exchange.ts';
 import { JsonText } from '../handler/default-handler.ts';
@@ -16,6 +17,10 @@ import { GuestError, HEADER_NAME, HEADER_VALUE, malformed, MAX_HEADERS, MAX_LOG_
 import { OPS } from './ops/index.ts';
 
 const PRELUDE = readFileSync(new URL('../../runtime/prelude.js', import.meta.url), 'utf8');
+
+// Every context made from here on has V8's `gc` global: the prelude takes it away from handler code
+// and keeps it to collect the ICU memory of Intl objects, which the isolate's limit does not count.
+setFlagsFromString('--expose-gc');
 
 /**
  * The most characters a runtime call's JSON payload may have (status and headers, parameters, a

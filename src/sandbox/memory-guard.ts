@@ -14,7 +14,8 @@
 //   1. every idle isolate of every app is disposed (no request is affected; an app gets a new one
 //      on its next request), so that a process over the bound because it serves many apps at once
 //      sheds what it can, and an isolate that holds memory outside its heap between requests (ICU
-//      copies of Intl objects, which its limit does not count) gives it back; and the C heap is
+//      copies of Intl objects, which its limit does not count, up to 4 MiB of dropped ones:
+//      runtime/prelude.js) gives it back; and the C heap is
 //      trimmed at once (malloc-trim.ts), since free memory the C library kept counts in the
 //      resident size too. When there was none to dispose (or at the next sample, if the process
 //      is still over), every isolate whose thread is running handler code is disposed (only
