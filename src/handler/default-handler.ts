@@ -3,6 +3,7 @@
 import { SvcError } from '../errors.ts';
 import { parseQuery } from '../model/query.ts';
 import type { Member, Model, Query } from '../model/types.ts';
+import { ETAG_SUFFIXES } from '../representation/index.ts';
 import type { RenderContext } from '../representation/representation.ts';
 import { PAGE_WITH_TOTAL } from '../store/store.ts';
 import { allowHeader, type EventName } from '../routing/events.ts';
@@ -64,11 +65,12 @@ function sendMember(ex: Exchange, model: Model, member: Member, status: number):
   sendRendered(ex, status, member, ex.representation.renderMember(renderContext(ex, model), member));
 }
 
-/** A member's response: `body`, its representation, tagged by `updated`. */
+/** A member's response: `body`, its representation, tagged by `updated` and the representation. */
 function sendRendered(ex: Exchange, status: number, member: { readonly updated: string }, body: string): void {
+  const rep = ex.representation;
   ex.res.setStatus(status);
-  ex.res.setHeader('content-type', ex.representation.contentType);
-  ex.res.setHeader('etag', etagOf(member));
+  ex.res.setHeader('content-type', rep.contentType);
+  ex.res.setHeader('etag', etagOf(member, rep.etagSuffix));
   ex.res.end(body);
 }
 
@@ -212,14 +214,19 @@ async function retrieve(ex: Exchange, model: Model, collect: boolean): Promise<D
   return { member };
 }
 
-/** Answers 304 when the client's If-None-Match names the member as it is (RFC 9110 §13.1.2). */
+/**
+ * Answers 304 when the client's If-None-Match names the member as it is, in the representation
+ * asked for (RFC 9110 §13.1.2): the other one's tag is of bytes the client has not got, so it is
+ * answered 200 with this one.
+ */
 function notModified(ex: Exchange, member: { readonly updated: string }): boolean {
   const inm = ex.headers['if-none-match'];
   if (inm === undefined) return false;
-  const tags = parseEtags(inm, true);
+  const suffix = ex.representation.etagSuffix;
+  const tags = parseEtags(inm, true, [suffix]);
   if (tags !== undefined && !tags.includes(member.updated)) return false;
   ex.res.setStatus(304);
-  ex.res.setHeader('etag', etagOf(member));
+  ex.res.setHeader('etag', etagOf(member, suffix));
   ex.res.end();
   return true;
 }
@@ -236,13 +243,17 @@ async function create(ex: Exchange, model: Model): Promise<DelegateResult> {
   return { member };
 }
 
-/** The request's If-Match and If-None-Match (RFC 9110 §13.1.1-2: strong and weak comparison; If-Match `*`: any member, which the write needs anyway). */
+/**
+ * The request's If-Match and If-None-Match (RFC 9110 §13.1.1-2: strong and weak comparison; If-Match
+ * `*`: any member, which the write needs anyway). A tag of any representation names the member's
+ * state (Preconditions), whatever the representation of this request.
+ */
 function preconditions(ex: Exchange): Preconditions {
   const ifMatch = ex.headers['if-match'];
   const ifNoneMatch = ex.headers['if-none-match'];
   return {
-    ifMatch: ifMatch === undefined ? undefined : parseEtags(ifMatch, false),
-    ifNoneMatch: ifNoneMatch === undefined ? undefined : (parseEtags(ifNoneMatch, true) ?? '*'),
+    ifMatch: ifMatch === undefined ? undefined : parseEtags(ifMatch, false, ETAG_SUFFIXES),
+    ifNoneMatch: ifNoneMatch === undefined ? undefined : (parseEtags(ifNoneMatch, true, ETAG_SUFFIXES) ?? '*'),
   };
 }
 

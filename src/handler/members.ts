@@ -71,22 +71,28 @@ export function nextUpdated(previous?: string): string {
   return new Date(now > prev ? now : prev + 1).toISOString();
 }
 
-/** Strong entity tag of a member, derived from `updated` (README "The default handler"). */
-export function etagOf(member: { readonly updated: string }): string {
-  return `"${Date.parse(member.updated).toString(36)}"`;
+/**
+ * Strong entity tag of a member in one representation: its `updated` stamp in base 36, then the
+ * representation's suffix (`Representation.etagSuffix`: '' for JSON, `-atom` for Atom), so that
+ * the two sets of bytes never share a strong validator (RFC 9110 §8.8.3). README "The default handler".
+ */
+export function etagOf(member: { readonly updated: string }, suffix: string): string {
+  return `"${Date.parse(member.updated).toString(36)}${suffix}"`;
 }
 
 /**
- * The `updated` stamps an If-Match / If-None-Match header names; undefined for `*` (any current
- * member). Tags that are not ours stand for no stamp, so they never match.
+ * The `updated` stamps an If-Match / If-None-Match header names in the representations whose tag
+ * suffixes are `suffixes`; undefined for `*` (any current member). Tags that are not ours, or of
+ * another representation, stand for no stamp, so they never match.
  */
-export function parseEtags(header: string, weak: boolean): string[] | undefined {
+export function parseEtags(header: string, weak: boolean, suffixes: readonly string[]): string[] | undefined {
   if (header.trim() === '*') return undefined;
   const stamps: string[] = [];
   for (const raw of header.split(',')) {
-    // If-Match compares strongly, If-None-Match weakly (RFC 9110 §13.1.1, §13.1.2).
-    const m = (weak ? /^(?:W\/)?"([0-9a-z]{1,12})"$/ : /^"([0-9a-z]{1,12})"$/).exec(raw.trim());
-    if (!m) continue;
+    // If-Match compares strongly, If-None-Match weakly (RFC 9110 §13.1.1, §13.1.2); either way
+    // the opaque tag, suffix included, must be the same.
+    const m = (weak ? /^(?:W\/)?"([0-9a-z]{1,12})([^"]*)"$/ : /^"([0-9a-z]{1,12})([^"]*)"$/).exec(raw.trim());
+    if (!m || !suffixes.includes(m[2]!)) continue;
     const d = new Date(parseInt(m[1]!, 36));
     if (!Number.isNaN(d.getTime()) && d.getUTCFullYear() <= 9999) stamps.push(d.toISOString());
   }
@@ -141,7 +147,9 @@ export async function createMember(store: Store, model: Model, values: Record<st
 /**
  * What a conditional update or delete asks of the member as it is (RFC 9110 §13.1), as `updated`
  * stamps (parseEtags): If-Match's, one of which it must be at, and If-None-Match's, none of which
- * it may be at (`*`: there must be no member, so an existing one fails).
+ * it may be at (`*`: there must be no member, so an existing one fails). A write changes the
+ * member, not one of its representations: the tag of either (JSON, Atom) names the state it was
+ * read at, so a client that read Atom may update with JSON under the Atom tag (README "The default handler").
  */
 export interface Preconditions {
   readonly ifMatch?: readonly string[] | undefined;

@@ -90,6 +90,7 @@ export const atom: Representation = {
   bodyError: 'invalid-atom',
   defaultOrder: [{ field: 'updated', desc: true }],
   needsNewest: true,
+  etagSuffix: '-atom',
 
   renderCollection(ctx, members) {
     const shape = shapeOf(ctx.model);

@@ -32,6 +32,7 @@ export const json: Representation = {
   bodyError: 'invalid-json',
   defaultOrder: [],
   needsNewest: false,
+  etagSuffix: '',
 
   renderCollection(_ctx, members: AsyncIterable<Member> | readonly Member[]) {
     return Array.isArray(members) ? [JSON.stringify(members)] : jsonArray(texts(members as AsyncIterable<Member>));

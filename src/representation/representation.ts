@@ -33,6 +33,13 @@ export interface Representation {
   /** True when `renderCollection` needs `RenderContext.newest` (Atom's feed/updated). */
   readonly needsNewest: boolean;
   /**
+   * What this representation adds to a member's entity tag, inside its quotes. The JSON and the
+   * Atom of a member are different bytes, so they need different strong validators (RFC 9110
+   * §8.8.3); each suffix starts with a character no `updated` stamp holds (handler/members.ts
+   * `etagOf`), and no suffix is another's. JSON's is '', so its tags are those of before Atom had one.
+   */
+  readonly etagSuffix: string;
+  /**
    * Renders a list as chunks, so that a large list streams: the caller writes each chunk and
    * waits for the socket to drain. `members` is consumed exactly once. A page read whole comes as
    * an array, and is rendered in one piece, with no promise per member.

@@ -68,6 +68,14 @@ function fieldSchema(f: FieldDef): Json {
   };
 }
 
+/**
+ * The schema of a body's field the server takes as absent when it is null (validate.ts `isAbsent`):
+ * one that may be left out. OpenAPI 3.1 (JSON Schema 2020-12) says so in `type`; `nullable` is 3.0's.
+ */
+function orNull(schema: Json): Json {
+  return { ...schema, type: [schema.type, 'null'] };
+}
+
 /** `updated` in a body: the server sets it, and ignores whatever is sent (validate.ts `checkKeys`). */
 const IGNORED_UPDATED = { description: 'Ignored: the server sets it on every write.' };
 
@@ -76,23 +84,33 @@ const IGNORED_UPDATED = { description: 'Ignored: the server sets it on every wri
  * (README "The default handler"). Create takes every declared field, editable or not, with its
  * default; `id` is refused. Update replaces the editable fields, so a required one is required
  * even with a default (defaults apply on create only); a non-editable field may be repeated with
- * its current value and `id` with the URL's, so a retrieved member can be sent back.
+ * its current value and `id` with the URL's, so a retrieved member can be sent back. In both, a
+ * field that may be left out may be null (absent); a served member leaves absent fields out, so
+ * its schema has no null.
  */
 function memberSchemas(model: Model): { member: Json; create: Json; update: Json } {
   const properties: Json = {};
   for (const f of model.fields.values()) properties[f.name] = fieldSchema(f);
   const declared = model.declared;
   const keep = 'is not editable; leave it out or send its current value';
+  const requiredOnCreate = (f: FieldDef) => f.required && f.defaultValue === undefined;
+  // A non-editable field keeps its value whatever the body says of it, null included.
+  const requiredOnUpdate = (f: FieldDef) => f.editable && f.required;
   return {
     member: { type: 'object', properties, required: ['id', 'updated'] },
     create: {
       type: 'object',
       additionalProperties: false,
       properties: {
-        ...Object.fromEntries(declared.map((f) => [f.name, fieldSchema({ ...f, editable: true })])),
+        ...Object.fromEntries(
+          declared.map((f) => {
+            const schema = fieldSchema({ ...f, editable: true });
+            return [f.name, requiredOnCreate(f) ? schema : orNull(schema)];
+          }),
+        ),
         updated: IGNORED_UPDATED,
       },
-      required: declared.filter((f) => f.required && f.defaultValue === undefined).map((f) => f.name),
+      required: declared.filter(requiredOnCreate).map((f) => f.name),
     },
     update: {
       type: 'object',
@@ -102,13 +120,14 @@ function memberSchemas(model: Model): { member: Json; create: Json; update: Json
         updated: IGNORED_UPDATED,
         ...Object.fromEntries(
           declared.map((f) => {
-            const schema = fieldSchema({ ...f, editable: true, defaultValue: undefined });
+            const typed = fieldSchema({ ...f, editable: true, defaultValue: undefined });
+            const schema = requiredOnUpdate(f) ? typed : orNull(typed);
             // Not readOnly: OpenAPI says a readOnly property SHOULD NOT be sent, and sending the current value is fine.
             return [f.name, f.editable ? schema : { ...schema, description: [f.description, `${f.name} ${keep}.`].filter(Boolean).join(' ') }];
           }),
         ),
       },
-      required: declared.filter((f) => f.editable && f.required).map((f) => f.name),
+      required: declared.filter(requiredOnUpdate).map((f) => f.name),
     },
   };
 }
@@ -152,15 +171,25 @@ function content(schema: Json, atom: boolean): Json {
 }
 
 const ID = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } };
-const IF_MATCH = { name: 'If-Match', in: 'header', description: 'Write only if the member still has this ETag (else 412).', schema: { type: 'string' } };
-const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', description: 'Answer 304 when the member still has this ETag.', schema: { type: 'string' } };
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  description: 'Write only if the member still has this ETag, of its JSON or its Atom (strong comparison), else 412.',
+  schema: { type: 'string' },
+};
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  description: 'Answer 304 when the member still has this ETag in the representation asked for (weak comparison).',
+  schema: { type: 'string' },
+};
 const IF_NONE_MATCH_WRITE = {
   name: 'If-None-Match',
   in: 'header',
-  description: 'Write only if the member no longer has this ETag (weak comparison; `*`: no member may exist), else 412.',
+  description: 'Write only if the member no longer has this ETag, of its JSON or its Atom (weak comparison; `*`: no member may exist), else 412.',
   schema: { type: 'string' },
 };
-const ETAG = { description: 'Entity tag of the member.', schema: { type: 'string' } };
+const ETAG = { description: 'Entity tag of the member in this representation: its JSON and its Atom have different ones.', schema: { type: 'string' } };
 
 /** The readable operationId of an event on a model: `listEmployees` for list on `employees`, `createAB` on `a-b`. */
 function readableOperationId(event: EventName, model: string): string {
@@ -257,7 +286,9 @@ function operations(model: Model, events: readonly EventName[], operationId: (ev
           ...base,
           summary: `Delete a member of ${model.name}`,
           parameters: [IF_MATCH, IF_NONE_MATCH_WRITE],
-          responses: { 204: { description: 'Deleted.' }, ...problems(400, 404, 412), ...errors },
+          // 406 too: Accept is negotiated for every request to a collection (server.ts), a delete's
+          // included, though its 204 has no body.
+          responses: { 204: { description: 'Deleted.' }, ...problems(400, 404, 406, 412), ...errors },
         };
         break;
       default:

@@ -12,6 +12,7 @@ process.env.SVC_TEST_STORE = real ?? wire!.uri;
 t.comment(`store: ${real ? 'SVC_TEST_MONGODB_URI' : `the wire test server at ${wire!.uri}`}`);
 
 await import('./crud.test.ts');
+await import('./etag-per-representation.test.ts');
 await import('./query.test.ts');
 await import('../atom/atom.integration.test.ts');
 

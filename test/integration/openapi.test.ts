@@ -3,6 +3,7 @@
 // headers, problems, JSON and Atom.
 
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import t from 'tap';
 import { EXAMPLE_APP, appServer, send, startServer } from '../helpers/server.ts';
 
@@ -117,6 +118,68 @@ t.test('the create and update schemas say what the server accepts and refuses', 
   t.notOk('default' in kind.schema, 'the plain filter carries no default');
 });
 
+t.test('null in a create or update body: the schemas admit it exactly where the server takes it as absent', async (t) => {
+  const server = await appServer(t, {
+    models: {
+      staff: {
+        fields: {
+          name: { type: 'string', required: true, max_length: 5 },
+          badge: { type: 'string', editable: false, required: true },
+          kind: { type: 'string', required: true, default_value: 'temp' },
+          note: { type: 'string', editable: false },
+          age: { type: 'integer' },
+          score: { type: 'float' },
+          vip: { type: 'boolean' },
+          born: { type: 'date' },
+          seen: { type: 'date-time' },
+          text: { type: 'text' },
+        },
+      },
+    },
+    resources: { 'staff.ts': 'svc.delegate();\n' },
+  });
+  const doc = (await (await fetch(server.at('/resources/openapi.json'))).json()) as any;
+  t.ok((await validate(doc)).valid, 'still a valid document');
+  const schemas = doc.components.schemas;
+  // The document's schemas are JSON Schema 2020-12 (OpenAPI 3.1): checked as such, formats aside.
+  const ajv = new Ajv2020({ strict: false, validateFormats: false });
+  const url = server.at('/resources/staff');
+  const body = { name: 'Ada', badge: 'B1', kind: 'k', note: 'n', age: 3, score: 1.5, vip: true, born: '2000-01-02', seen: '2024-05-01T10:00:00.000Z', text: 't' };
+
+  const create = ajv.compile(schemas['staff.create']);
+  t.ok(create(body), 'a full create body is admitted');
+  const createNull: Record<string, boolean> = {};
+  for (const key of Object.keys(schemas['staff.create'].properties)) {
+    const status = (await send(url, 'POST', { ...body, [key]: null })).status;
+    createNull[key] = create({ ...body, [key]: null });
+    t.equal(createNull[key], status === 201, `create, ${key}: null: the schema ${createNull[key] ? 'admits' : 'refuses'} it, the server answers ${status}`);
+  }
+  t.same(createNull, { name: false, badge: false, kind: true, note: true, age: true, score: true, vip: true, born: true, seen: true, text: true, updated: true }, 'create: null wherever the field may be left out');
+
+  const member = (await (await send(url, 'POST', body)).json()) as Record<string, unknown>;
+  const update = ajv.compile(schemas['staff.update']);
+  t.ok(update(member), 'a retrieved member is admitted on update');
+  const updateNull: Record<string, boolean> = {};
+  for (const key of Object.keys(schemas['staff.update'].properties)) {
+    const status = (await send(`${url}/${member.id}`, 'PUT', { ...member, [key]: null })).status;
+    updateNull[key] = update({ ...member, [key]: null });
+    t.equal(updateNull[key], status === 200, `update, ${key}: null: the schema ${updateNull[key] ? 'admits' : 'refuses'} it, the server answers ${status}`);
+  }
+  t.same(
+    updateNull,
+    { id: false, updated: true, name: false, badge: true, kind: false, note: true, age: true, score: true, vip: true, born: true, seen: true, text: true },
+    'update: null wherever the field may be left out (a non-editable one keeps its value)',
+  );
+  t.equal(schemas['staff.create'].properties.name.maxLength, 5, 'the other keywords stay');
+  t.same(schemas['staff.create'].properties.age.type, ['integer', 'null'], 'spelled as OpenAPI 3.1 does');
+  t.notOk(JSON.stringify(doc).includes('"nullable"'), 'not as 3.0 does');
+
+  // A served member leaves absent fields out, so null is no value of it.
+  for (const [key, schema] of Object.entries(schemas.staff.properties as Record<string, { type: unknown }>)) t.equal(typeof schema.type, 'string', `member ${key}: no null`);
+  const served = (await (await fetch(`${url}/${member.id}`)).json()) as Record<string, unknown>;
+  t.notOk(Object.values(served).includes(null), 'the server sends none');
+});
+
 t.test('headers and problems as the server sends them', async (t) => {
   const server = await appServer(t, { models: { people: MODELS.people }, resources: { 'people.ts': 'svc.delegate();\n' } });
   const doc = (await (await fetch(server.at('/resources/openapi.json'))).json()) as any;
@@ -128,4 +191,12 @@ t.test('headers and problems as the server sends them', async (t) => {
   for (const m of ['get', 'put', 'delete']) t.ok(member[m].responses['400'], `${m}: 400 for a bad query string`);
   t.equal((await fetch(server.at('/resources/people/1?format_as=xml'))).status, 400, 'the server: retrieve, bad format_as');
   t.equal((await send(server.at('/resources/people/1?name=%FF'), 'DELETE')).status, 400, 'the server: delete, escapes that are not UTF-8');
+
+  // Accept is negotiated for every request to a collection, a delete's too (its 204 has no body).
+  for (const m of ['get', 'put', 'delete']) t.equal(member[m].responses['406']?.$ref, '#/components/responses/Problem', `${m}: 406`);
+  const { id } = (await (await send(server.at('/resources/people'), 'POST', { name: 'Ada' })).json()) as { id: number };
+  const refused = await send(server.at(`/resources/people/${id}`), 'DELETE', undefined, { accept: 'text/html' });
+  t.equal(refused.status, 406, 'the server: delete, an Accept that admits neither JSON nor Atom');
+  t.equal(((await refused.json()) as { code: string }).code, 'not-acceptable');
+  t.equal((await fetch(server.at(`/resources/people/${id}`))).status, 200, 'and nothing was deleted');
 });
