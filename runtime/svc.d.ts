@@ -133,6 +133,7 @@ interface SvcResponse {
 /**
  * An HTTP request to an origin listed under `fetch.allow` in the app's svc.json (README "App
  * settings"). Redirects are returned, not followed. Rejects for an origin not listed, a name that
- * resolves to a private address, more fetches, bytes or time than the request's limits.
+ * resolves to a private address, a listed private address the server's `--fetch-private` does not
+ * allow, more fetches, bytes or time than the request's limits.
  */
 declare function fetch(url: string, init?: SvcFetchInit): Promise<SvcResponse>;

@@ -2,9 +2,11 @@
 
 import cluster from 'node:cluster';
 import { readdirSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_CONFIG, type Config } from './config.ts';
+import { DEFAULT_CONFIG, fetchPrivateOf, type Config } from './config.ts';
+import { parseFetchPrivate, type FetchPrivate } from './exchange/fetch-private.ts';
 import { resolveLimits, type Limits } from './exchange/limits.ts';
 import { LOG_FORMATS, LOG_LEVELS, Logger, serverLogger, type LogFormat, type LogLevel } from './exchange/log.ts';
 import { autoWorkers, runPrimary, worker } from './cluster.ts';
@@ -16,12 +18,13 @@ import { isVolatile } from './store/open.ts';
 
 const USAGE = `usage:
   svc serve [--app DIR] [--tenants DIR] [--port N] [--host ADDR] [--store URI] [--public-url URL] [--dev]
-            [--wait-for-store] [--cors ORIGINS] [--workers N|auto] [--tenant-concurrency N] [--tenant-idle MS] [--max-rss MIB]
+            [--wait-for-store] [--cors ORIGINS] [--fetch-private none|any|CIDR,...] [--workers N|auto] [--tenant-concurrency N]
+            [--tenant-idle MS] [--max-rss MIB]
             [--log-format text|json] [--log-level LEVEL] [limits]
-  svc check [--app DIR | --tenants DIR] [--types]
+  svc check [--app DIR | --tenants DIR] [--types]   (takes no option of svc serve)
 
 limits: --max-body BYTES --max-url BYTES --request-timeout MS --cpu-limit MS --memory-limit MIB --max-output BYTES --store-limit MS
-environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_WAIT_FOR_STORE SVC_CORS SVC_WORKERS SVC_TENANT_CONCURRENCY SVC_TENANT_IDLE SVC_MAX_RSS
+environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_WAIT_FOR_STORE SVC_CORS SVC_FETCH_PRIVATE SVC_WORKERS SVC_TENANT_CONCURRENCY SVC_TENANT_IDLE SVC_MAX_RSS
              SVC_LOG_FORMAT SVC_LOG_LEVEL SVC_MAX_BODY SVC_MAX_URL SVC_REQUEST_TIMEOUT SVC_CPU_LIMIT
              SVC_MEMORY_LIMIT SVC_MAX_OUTPUT SVC_STORE_LIMIT`;
 
@@ -34,6 +37,7 @@ const OPTIONS = {
   store: { env: 'SVC_STORE' },
   'public-url': { env: 'SVC_PUBLIC_URL' },
   cors: { env: 'SVC_CORS' },
+  'fetch-private': { env: 'SVC_FETCH_PRIVATE' },
   workers: { env: 'SVC_WORKERS' },
   'tenant-concurrency': { env: 'SVC_TENANT_CONCURRENCY' },
   'max-rss': { env: 'SVC_MAX_RSS' },
@@ -49,11 +53,40 @@ const OPTIONS = {
   'store-limit': { env: 'SVC_STORE_LIMIT', limit: 'storeLimitMs' },
 } as const satisfies Record<string, { env: string; limit?: keyof Limits }>;
 
+/**
+ * The flags `svc check` takes; every other flag is an option of `svc serve`, and `svc check`
+ * refuses it rather than ignore it (`svc check --port 0` looks like it checked something with
+ * it). Their environment variables are not refused: a shell or an image sets them for serve.
+ */
+const CHECK_FLAGS: readonly string[] = ['app', 'tenants', 'types', 'help'];
+
 class UsageError extends Error {}
 
 function integer(name: string, raw: string, min: number): number {
   if (!/^\d+$/.test(raw) || Number(raw) < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, not "${raw}"`);
   return Number(raw);
+}
+
+/** Throws a UsageError naming --public-url unless `url` is an origin every client could use. */
+function checkPublicUrl(url: string, tenants: boolean): void {
+  if (!/^https?:\/\/(?:[A-Za-z0-9_.{}-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(url)) {
+    throw new UsageError(`--public-url must be an origin such as https://api.example.com or https://{tenant}.example.com (no path), not "${url}"`);
+  }
+  if (/[{}]/.test(url.replaceAll('{tenant}', ''))) throw new UsageError(`--public-url may contain {tenant} and no other braces, not "${url}"`);
+  // The pattern lets through what no client could use: brackets around what is not IPv6, a port
+  // past 65535, a host that looks like IPv4 and is no address (1.2.3.999).
+  const bracketed = /^https?:\/\/\[([^\]]*)\]/.exec(url)?.[1];
+  if (bracketed !== undefined && isIP(bracketed) !== 6) {
+    throw new UsageError(`--public-url ${url}: [${bracketed}] is not an IPv6 address; brackets hold IPv6 only (https://[2001:db8::1]), an IPv4 address goes without them (https://192.0.2.1)`);
+  }
+  const port = /:(\d+)$/.exec(url)?.[1];
+  if (port !== undefined && Number(port) > 65535) throw new UsageError(`--public-url ${url}: the port must be at most 65535, not ${port}`);
+  if (!URL.canParse(url.replaceAll('{tenant}', 'tenant'))) {
+    throw new UsageError(`--public-url ${url} is not a URL: its host must be a name or an IP address (an IPv4 address is four numbers of 0 to 255)`);
+  }
+  if (url.includes('{tenant}') && !tenants) {
+    throw new UsageError(`--public-url ${url}: {tenant} stands for the tenant's name, and there are tenants only with --tenants; without it, give the origin itself (https://api.example.com)`);
+  }
 }
 
 /** What `svc check` does beyond validating models and compiling handlers. */
@@ -78,6 +111,11 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
   const command = positionals[0] ?? 'help';
   if (values.help) return { command: 'help', config: undefined as never, check: { types: false } };
   if (values.types === true && command !== 'check') throw new UsageError('--types is an option of svc check');
+  const serveOnly = command === 'check' ? Object.keys(values).filter((name) => !CHECK_FLAGS.includes(name)) : [];
+  if (serveOnly.length > 0) {
+    const flags = serveOnly.map((name) => `--${name}`).join(', ');
+    throw new UsageError(`${flags} ${serveOnly.length === 1 ? 'is an option' : 'are options'} of svc serve; svc check takes only --app or --tenants, and --types`);
+  }
   const flag = (name: keyof typeof OPTIONS): string | undefined => (values as Record<string, unknown>)[name] as string | undefined;
   const get = (name: keyof typeof OPTIONS): string | undefined => flag(name) ?? (env[OPTIONS[name].env] || undefined);
   const given: { -readonly [K in keyof Limits]?: Limits[K] } = {};
@@ -92,21 +130,20 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
   if (flag('host') === '') throw new UsageError('--host needs an address, not "": 127.0.0.1 for this machine only, 0.0.0.0 to listen on every interface');
   const tenants = get('tenants');
   const publicUrl = get('public-url');
-  if (publicUrl !== undefined && !/^https?:\/\/(?:[A-Za-z0-9_.{}-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(publicUrl)) {
-    throw new UsageError(`--public-url must be an origin such as https://api.example.com or https://{tenant}.example.com (no path), not "${publicUrl}"`);
-  }
-  if (publicUrl !== undefined && /[{}]/.test(publicUrl.replaceAll('{tenant}', ''))) {
-    throw new UsageError(`--public-url may contain {tenant} and no other braces, not "${publicUrl}"`);
-  }
-  if (publicUrl?.includes('{tenant}') && tenants === undefined) {
-    throw new UsageError(`--public-url ${publicUrl}: {tenant} stands for the tenant's name, and there are tenants only with --tenants; without it, give the origin itself (https://api.example.com)`);
-  }
+  if (publicUrl !== undefined) checkPublicUrl(publicUrl, tenants !== undefined);
   const corsRaw = get('cors');
   const cors = corsRaw?.split(',').map((o) => o.trim()).filter((o) => o !== '');
   for (const o of cors ?? []) {
     if (o !== '*' && !/^https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(o)) {
       throw new UsageError(`--cors takes origins such as https://app.example.com (comma-separated) or *, not "${o}"`);
     }
+  }
+  const fetchPrivateRaw = get('fetch-private');
+  let fetchPrivate: FetchPrivate | undefined;
+  try {
+    fetchPrivate = fetchPrivateRaw === undefined ? undefined : parseFetchPrivate(fetchPrivateRaw);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
   }
   const workersRaw = get('workers');
   const workers = workersRaw === undefined ? DEFAULT_CONFIG.workers : workersRaw === 'auto' ? autoWorkers() : integer('workers', workersRaw, 1);
@@ -126,6 +163,9 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
     dev: values.dev === true || env.SVC_DEV === '1' || env.SVC_DEV === 'true',
     ...(publicUrl !== undefined ? { publicUrl } : {}),
     ...(cors !== undefined && cors.length > 0 ? { cors } : {}),
+    // Unset, the default follows --tenants (fetchPrivateOf); the --workers processes parse the
+    // same arguments and environment (cluster.fork), so they get the same value.
+    ...(fetchPrivate !== undefined ? { fetchPrivate } : {}),
     waitForStore: values['wait-for-store'] === true || env.SVC_WAIT_FOR_STORE === '1' || env.SVC_WAIT_FOR_STORE === 'true',
     workers,
     tenantConcurrency: concurrency === undefined ? DEFAULT_CONFIG.tenantConcurrency : integer('tenant-concurrency', concurrency, 1),
@@ -225,7 +265,7 @@ export async function check(config: Config, out: (line: string) => void = consol
     let app;
     try {
       // Model problems are printed below, once each: the app's own log of them is not wanted here.
-      app = new App(name, dir, store, sandboxRuntime, config.limits, new Logger(() => {}));
+      app = new App(name, dir, store, sandboxRuntime, config.limits, fetchPrivateOf(config), new Logger(() => {}));
     } catch (e) {
       await store.close();
       // The single app's svc.json is the one line the command prints; a tenant's is its problem.

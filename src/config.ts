@@ -1,5 +1,6 @@
 // Server configuration: every flag of the README's "Configuration", with its unit and default.
 
+import { defaultFetchPrivate, type FetchPrivate } from './exchange/fetch-private.ts';
 import type { Limits } from './exchange/limits.ts';
 import type { LogFormat, LogLevel } from './exchange/log.ts';
 
@@ -26,6 +27,12 @@ export interface Config {
   publicUrl?: string;
   /** Origins browsers may call the API from (`*`: any); unset: CORS off (README "CORS"). */
   cors?: readonly string[];
+  /**
+   * Non-public networks a handler's `fetch()` may reach when its app lists the address
+   * (`--fetch-private`, src/exchange/fetch-private.ts): `'any'`, or CIDR blocks (`[]`: none).
+   * Unset: none with `tenants`, any without; read it with `fetchPrivateOf`.
+   */
+  fetchPrivate?: FetchPrivate;
   /**
    * Start even when the store cannot be reached yet (MongoDB): `/readyz` answers 503 until it
    * connects. Default off: an unreachable store is an error at start-up.
@@ -71,3 +78,6 @@ export const DEFAULT_CONFIG: Readonly<Omit<Config, 'limits'>> = {
   logFormat: 'text',
   logLevel: 'info',
 };
+
+/** `--fetch-private` as given, or its default for this server (none with tenants, any with one app). */
+export const fetchPrivateOf = (config: Pick<Config, 'fetchPrivate' | 'tenants'>): FetchPrivate => config.fetchPrivate ?? defaultFetchPrivate(config.tenants !== undefined);

@@ -3,6 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { ServedApp } from '../exchange/app.ts';
+import type { FetchPrivate } from '../exchange/fetch-private.ts';
 import type { Limits } from '../exchange/limits.ts';
 import type { Logger } from '../exchange/log.ts';
 import type { HandlerRuntime, RuntimeFactory } from '../exchange/runtime.ts';
@@ -34,14 +35,17 @@ export class App implements ServedApp {
   /** The resources directory and a separator (handlerFile). */
   readonly #resources: string;
 
-  /** Throws SvcError `app-settings-invalid` for a bad `svc.json` (read once, when the app opens). */
-  constructor(name: string, dir: string, store: Store, runtime: RuntimeFactory, limits: Limits, log: Logger) {
+  /**
+   * Throws SvcError `app-settings-invalid` for a bad `svc.json` (read once, when the app opens).
+   * `limits` and `fetchPrivate` are the server's: the app may lower the first, not widen the second.
+   */
+  constructor(name: string, dir: string, store: Store, runtime: RuntimeFactory, limits: Limits, fetchPrivate: FetchPrivate, log: Logger) {
     this.name = name;
     this.dir = dir;
     this.store = store;
     this.models = new ModelRegistry(join(dir, 'models'), (message) => log.warn(message));
     this.#resources = join(dir, 'resources', sep);
-    this.settings = loadSettings(dir, limits);
+    this.settings = loadSettings(dir, limits, fetchPrivate);
     this.runtime = runtime({ name, dir, limits: this.settings.limits, log });
   }
 

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { SvcError } from '../errors.ts';
+import type { FetchPrivate } from '../exchange/fetch-private.ts';
 import type { Limits } from '../exchange/limits.ts';
 import type { AppSettings } from '../exchange/settings.ts';
 import { parseJsonFile, whereJsonFails } from '../model/load.ts';
@@ -21,13 +22,16 @@ interface SettingsFile {
   limits?: Partial<Record<(typeof APP_LIMITS)[number], number>>;
 }
 
-/** The settings of the app in `dir`: its `svc.json`, or none (no fetch, no env, the server's limits). */
-export function loadSettings(dir: string, server: Limits): AppSettings {
+/**
+ * The settings of the app in `dir`: its `svc.json`, or none (no fetch, no env, the server's
+ * limits); `fetchPrivate` is the server's, whatever the file says.
+ */
+export function loadSettings(dir: string, server: Limits, fetchPrivate: FetchPrivate): AppSettings {
   let text: string;
   try {
     text = readFileSync(join(dir, 'svc.json'), 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { env: new Map(), fetchAllow: [], limits: server };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { env: new Map(), fetchAllow: [], fetchPrivate, limits: server };
     throw new SvcError('app-settings-invalid', `svc.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`);
   }
   let file: SettingsFile;
@@ -57,6 +61,7 @@ export function loadSettings(dir: string, server: Limits): AppSettings {
   return {
     env: new Map(Object.entries(file.env ?? {})),
     fetchAllow,
+    fetchPrivate,
     limits: limits as unknown as Limits,
   };
 }

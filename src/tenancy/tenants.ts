@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Config } from '../config.ts';
+import { fetchPrivateOf, type Config } from '../config.ts';
 import type { ServedApp } from '../exchange/app.ts';
 import { Logger } from '../exchange/log.ts';
 import type { RuntimeFactory } from '../exchange/runtime.ts';
@@ -84,7 +84,7 @@ export class Apps extends EventEmitter<AppsEvents> {
     }
     let app: App;
     try {
-      app = new App(name, dir, store, this.#runtime, this.#config.limits, name === '' ? this.#log : this.#log.child({ tenant: name }));
+      app = new App(name, dir, store, this.#runtime, this.#config.limits, fetchPrivateOf(this.#config), name === '' ? this.#log : this.#log.child({ tenant: name }));
     } catch (err) {
       if (kept) this.#kept.set(name, store);
       else await store.close();
@@ -220,7 +220,7 @@ export class Apps extends EventEmitter<AppsEvents> {
         const store = await openStore('sqlite::memory:', d.name);
         let app: App;
         try {
-          app = new App(d.name, join(resolve(tenantsDir), d.name), store, this.#runtime, this.#config.limits, new Logger(() => {}));
+          app = new App(d.name, join(resolve(tenantsDir), d.name), store, this.#runtime, this.#config.limits, fetchPrivateOf(this.#config), new Logger(() => {}));
         } catch (err) {
           await store.close();
           log.warn(`${d.name}: ${(err as Error).message}`);

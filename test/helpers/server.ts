@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuiltPlugins, Test as TapTest } from '@tapjs/test';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.ts';
+import type { FetchPrivate } from '../../src/exchange/fetch-private.ts';
 import { resolveLimits, type Limits } from '../../src/exchange/limits.ts';
 import { logSink, type LogSink } from '../../src/exchange/log.ts';
 import type { RuntimeFactory } from '../../src/exchange/runtime.ts';
@@ -31,6 +32,8 @@ export interface StartOptions {
   tenantIdleMs?: number;
   waitForStore?: boolean;
   cors?: string[];
+  /** --fetch-private; default the server's (none with tenantsDir, any without). */
+  fetchPrivate?: FetchPrivate;
   /** The handler runtime; default the sandbox. */
   runtime?: RuntimeFactory;
   /** Where log records go; default text lines on standard error. */
@@ -66,6 +69,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     dev: opts.dev ?? false,
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
     ...(opts.cors ? { cors: opts.cors } : {}),
+    ...(opts.fetchPrivate !== undefined ? { fetchPrivate: opts.fetchPrivate } : {}),
     waitForStore: opts.waitForStore ?? false,
     workers: 1,
     tenantConcurrency: opts.tenantConcurrency ?? 64,

@@ -59,7 +59,7 @@ export function stubExchange(o: StubExchangeOptions): Exchange {
     store: o.store ?? (undefined as unknown as Store),
     models: o.models ?? (undefined as unknown as ModelRegistry),
     limits: o.limits ?? resolveLimits(),
-    settings: { env: new Map(), fetchAllow: o.fetchAllow ?? [], limits: o.limits ?? resolveLimits() },
+    settings: { env: new Map(), fetchAllow: o.fetchAllow ?? [], fetchPrivate: [], limits: o.limits ?? resolveLimits() },
     handler: o.handler,
     target: { collection: o.collection, event, ...(o.id !== undefined ? { id: o.id } : {}) },
     model: { name: o.collection } as Model,

@@ -1,11 +1,13 @@
 // Flag values that would start a server other than the one meant are refused before it starts
-// (exit 2, naming the flag): an empty --host, {tenant} in --public-url without tenants, and
-// --workers on a store that lives in each process.
+// (exit 2, naming the flag): an empty --host, {tenant} in --public-url without tenants, a
+// --public-url no client could use (brackets around an IPv4 address, a port past 65535), a
+// --fetch-private that is not CIDR blocks, and --workers on a store that lives in each process.
 
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import t from 'tap';
 import { parseConfig } from '../../src/cli.ts';
+import { fetchPrivateOf } from '../../src/config.ts';
 import { NODE, NODE_FLAGS } from '../helpers/process.ts';
 import { EXAMPLE_APP, ROOT } from '../helpers/server.ts';
 
@@ -65,4 +67,45 @@ t.test('--workers needs a store the workers share: not mongodb-memory, whose mon
   t.equal(parseConfig(['serve', '--store', 'mongodb-memory'], {}).config.workers, 1, 'one process may use it');
   t.equal(parseConfig(['serve', '--workers', '2', '--store', 'mongodb://db/svc'], {}).config.workers, 2);
   t.equal(parseConfig(['serve', '--workers', '2', '--store', 'sqlite:/var/lib/svc/svc.sqlite'], {}).config.workers, 2);
+});
+
+t.test('--public-url: brackets around what is not IPv6, and a port past 65535, are refused naming the flag', async (t) => {
+  const { code, out } = await serve(['--public-url', 'https://[1.2.3.4]', '--app', EXAMPLE_APP, '--store', 'sqlite::memory:']);
+  t.equal(code, 2, out);
+  t.match(out, /^svc: --public-url https:\/\/\[1\.2\.3\.4\]: \[1\.2\.3\.4\] is not an IPv6 address; brackets hold IPv6 only/m);
+  t.throws(() => parseConfig(['serve', '--public-url', 'https://api.example.com:65536'], {}), /^--public-url https:\/\/api\.example\.com:65536: the port must be at most 65535, not 65536$/);
+  t.throws(() => parseConfig(['serve'], { SVC_PUBLIC_URL: 'http://[::1]:99999' }), /--public-url http:\/\/\[::1\]:99999: the port must be at most 65535/, 'from the environment too');
+  t.throws(() => parseConfig(['serve', '--tenants', '/t', '--public-url', 'https://{tenant}.example.com:70000'], {}), /the port must be at most 65535/);
+  t.throws(() => parseConfig(['serve', '--public-url', 'https://[::1.2.3.4.5]'], {}), /is not an IPv6 address/);
+  t.throws(() => parseConfig(['serve', '--public-url', 'https://1.2.3.999'], {}), /^--public-url https:\/\/1\.2\.3\.999 is not a URL: its host must be a name or an IP address/);
+  for (const ok of ['https://[2001:db8::1]', 'http://[::1]:8080', 'https://api.example.com:65535', 'http://192.0.2.1:1']) {
+    t.equal(parseConfig(['serve', '--public-url', ok], {}).config.publicUrl, ok, ok);
+  }
+});
+
+t.test('--fetch-private: none, any or CIDR blocks; anything else is refused naming the flag and the entry', async (t) => {
+  const { code, out } = await serve(['--fetch-private', '127.0.0.0/33', '--app', EXAMPLE_APP, '--store', 'sqlite::memory:']);
+  t.equal(code, 2, out);
+  t.match(out, /^svc: --fetch-private: "127\.0\.0\.0\/33": the prefix of an IPv4 block is at most \/32$/m);
+  const refused: [string, RegExp][] = [
+    ['localhost', /^--fetch-private: "localhost" is not a CIDR block such as 10\.0\.0\.0\/8 or fd00::\/8/],
+    ['10.0.0.0/8,10.0.0/8', /"10\.0\.0\/8" is not a CIDR block/],
+    ['300.0.0.0/8', /"300\.0\.0\.0\/8" is not a CIDR block/],
+    ['fe80::1%eth0', /"fe80::1%eth0" is not a CIDR block/],
+    ['fd00::/129', /the prefix of an IPv6 block is at most \/128/],
+    ['10.1.2.3/8', /"10\.1\.2\.3\/8" has address bits past its \/8: write the network, 10\.0\.0\.0\/8, or the one address, 10\.1\.2\.3$/],
+    ['fd00::1/8', /write the network, fd00::\/8/],
+    ['any,10.0.0.0/8', /none and any stand alone/],
+    [',', /--fetch-private takes none, any, or CIDR blocks/],
+  ];
+  for (const [value, message] of refused) t.throws(() => parseConfig(['serve', '--fetch-private', value], {}), message, value);
+  t.throws(() => parseConfig(['serve'], { SVC_FETCH_PRIVATE: 'private' }), /"private" is not a CIDR block/, 'from the environment too');
+
+  const of = (argv: string[], env: NodeJS.ProcessEnv = {}) => fetchPrivateOf(parseConfig(['serve', ...argv], env).config);
+  t.equal(of([]), 'any', 'one app: its owner runs the server');
+  t.same(of(['--tenants', '/t']), [], 'tenants: none');
+  t.equal(of(['--tenants', '/t', '--fetch-private', 'any']), 'any');
+  t.same(of(['--fetch-private', 'none']), []);
+  t.same(of(['--tenants', '/t'], { SVC_FETCH_PRIVATE: '127.0.0.0/8, 169.254.169.254 ,fd00::/8,::1' }), ['127.0.0.0/8', '169.254.169.254/32', 'fd00::/8', '::1/128']);
+  t.same(of(['--tenants', '/t', '--fetch-private', '10.0.0.0/8'], { SVC_FETCH_PRIVATE: 'any' }), ['10.0.0.0/8'], 'the flag wins');
 });

@@ -95,3 +95,17 @@ t.test('a bad store URI fails at start-up with a clear message', async (t) => {
   t.equal(code, 1);
   t.match(out, /unknown store URI/);
 });
+
+t.test('svc check refuses the options of svc serve instead of ignoring them', async (t) => {
+  const { code, out } = await svc('check', '--app', EXAMPLE_APP, '--port', '0');
+  t.equal(code, 2, out);
+  t.match(out, /^svc: --port is an option of svc serve; svc check takes only --app or --tenants, and --types$/m);
+  t.notMatch(out, /svc check: .*ok/, 'nothing was checked');
+  t.throws(() => parseConfig(['check', '--store', 'mongodb://db/svc', '--dev', '--max-body', '10'], {}), /^--store, --dev, --max-body are options of svc serve; svc check takes only --app or --tenants, and --types$/);
+  for (const flag of ['--host=::1', '--public-url=https://a.example', '--cors=*', '--fetch-private=any', '--workers=2', '--wait-for-store', '--log-level=debug', '--cpu-limit=5']) {
+    t.throws(() => parseConfig(['check', flag], {}), /options? of svc serve/, flag);
+  }
+  t.match(parseConfig(['check', '--tenants', '/t', '--types'], {}), { command: 'check', config: { tenants: '/t' }, check: { types: true } });
+  t.equal(parseConfig(['check'], { PORT: '9', SVC_STORE: 'sqlite::memory:' }).command, 'check', 'the environment of serve is not refused: a shell or image sets it for serve');
+  t.equal(parseConfig(['serve', '--port', '0', '--store', 'sqlite::memory:'], {}).command, 'serve');
+});

@@ -18,7 +18,7 @@ function settings(t: Test, text: string): ReturnType<typeof loadSettings> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-settings-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'svc.json'), text);
-  return loadSettings(dir, DEFAULT_LIMITS);
+  return loadSettings(dir, DEFAULT_LIMITS, []);
 }
 
 t.test('a syntax error says where, never what is there', async (t) => {

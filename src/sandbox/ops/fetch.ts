@@ -3,8 +3,10 @@
 // A handler could otherwise reach what only the server can: the host's own ports, the private
 // network, a cloud metadata service. So: the URL's origin must be listed; a host name is resolved
 // here, and if any of its addresses is loopback, private, link-local or otherwise not public the
-// request is refused (only an origin listed *as that address* may reach one); the connection
-// goes to the address that was checked (no second lookup a DNS answer could change: rebinding);
+// request is refused; an origin listed *as* a non-public address is reached only when the
+// operator's --fetch-private includes its network (src/exchange/fetch-private.ts: by default
+// none with --tenants, where whoever writes svc.json is not whoever runs the server); the
+// connection goes to the address that was checked (no second lookup a DNS answer could change: rebinding);
 // redirects are not followed (a 3xx comes back to the handler, whose next fetch is checked
 // again). Each request has bounded fetches, time and response bytes; no proxy, cookie or other
 // host credential is added.
@@ -12,6 +14,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { Agent, request } from 'undici';
+import { fetchPrivateAllows } from '../../exchange/fetch-private.ts';
 import { GuestError, HEADER_NAME, HEADER_VALUE, isRecord, malformed, SERVER_HEADERS, type Op } from '../guest.ts';
 
 /** Addresses that are not the public internet. */
@@ -20,8 +23,12 @@ for (const [net, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 3],
 ] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv4');
+// IPv4-mapped addresses (::ffff:0:0/96) are matched against the IPv4 blocks by BlockList itself.
+// The others that carry an IPv4 address, which a translator or tunnel would reach, are not public
+// whatever they carry: IPv4-compatible (::/96, with :: and ::1), NAT64 (RFC 6052, RFC 8215),
+// Teredo (2001::/32) and 6to4 (2002::/16).
 for (const [net, prefix] of [
-  ['::', 127], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
 ] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv6');
 
 export function isPublicAddress(address: string): boolean {
@@ -71,7 +78,14 @@ export const fetch: Op = async (call, payload) => {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let address: string;
   if (isIP(host) !== 0) {
-    address = host; // listed as an address: the app's owner chose it, private or not
+    // The URL parser has already spelt the address one way (2130706433, 0x7f.1 and 127.1 are
+    // 127.0.0.1; [::ffff:127.0.0.1] is [::ffff:7f00:1]), as svc.json's origins were spelt.
+    address = host;
+    if (!isPublicAddress(address) && !fetchPrivateAllows(settings.fetchPrivate, address)) {
+      throw new GuestError(
+        `fetch(): ${address} is not a public address, and this server does not let handlers reach it; listing it in svc.json is not enough: the server's operator decides which private networks handlers may reach (svc serve --fetch-private, SVC_FETCH_PRIVATE)`,
+      );
+    }
   } else {
     let found: { address: string; family: number }[];
     try {
@@ -85,7 +99,7 @@ export const fetch: Op = async (call, payload) => {
     }
     const bad = found.find((a) => !isPublicAddress(a.address));
     if (bad || found.length === 0) {
-      throw new GuestError(`fetch(): ${host} resolves to an address that is not public (${bad?.address ?? 'none'}); only an origin listed as that address may reach it`);
+      throw new GuestError(`fetch(): ${host} resolves to an address that is not public (${bad?.address ?? 'none'}); only an origin listed as that address may reach it, where the server's --fetch-private allows`);
     }
     address = found[0]!.address;
   }
