@@ -2,6 +2,7 @@
 
 import { Ajv, type ErrorObject } from 'ajv';
 import { basename } from 'node:path';
+import { JsonTextError, readJson } from './json-text.ts';
 import { DEFAULT_MAX_LENGTH, FIELD_OPTIONS, FIELD_TYPES, INDEX_PARTS, type FieldDef, type IndexDef, type IndexKey, type IndexPart, type Model } from './types.ts';
 import { splitSuffix } from './query.ts';
 import { parseValue } from './values.ts';
@@ -94,7 +95,7 @@ export function loadModel(file: string, text: string): LoadResult {
   try {
     json = parseJsonFile(text);
   } catch (e) {
-    return { ok: false, reason: `not valid JSON${whereJsonFails(e)}` };
+    return { ok: false, reason: jsonFault(e) };
   }
   if (!validateSchema(json)) {
     return { ok: false, reason: validateSchema.errors!.map(schemaMessage).join('; ') };
@@ -135,6 +136,12 @@ export function loadModel(file: string, text: string): LoadResult {
       // Long free text is not indexed unless asked for (README "Models").
       ...((def.index ?? type !== 'text') === false ? { index: false as const } : {}),
     };
+    // `null` is how a member says "absent" (README "The default handler"), so a null default is no
+    // default: fine on an optional field, a contradiction on a required one, which a create without
+    // the field would then fail on every time ("is required") while the model promises a value.
+    if (def.default_value === null && field.required) {
+      reasons.push(`fields.${fname}: "required": true and "default_value": null contradict each other (null means absent): give a default of type ${type}, or leave default_value out`);
+    }
     if (def.default_value !== undefined && def.default_value !== null) {
       const parsed = parseValue(field, def.default_value, false);
       if (!parsed.ok) reasons.push(`fields.${fname}.default_value ${parsed.message}`);
@@ -199,17 +206,33 @@ function quoted(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
 }
 
-/** A JSON file's text parsed, a byte order mark before it ignored (editors write one). */
+/**
+ * Deepest nesting of arrays and objects in a model file or svc.json, the file's object being level
+ * 1. Neither needs more than 3 (`fields.<name>.<option>`); a bound keeps the reading's recursion short.
+ */
+const MAX_FILE_DEPTH = 100;
+
+/**
+ * A JSON file's text parsed (a byte order mark before it ignored: editors write one). A name given
+ * twice in one object is refused, at any depth: JSON.parse would keep the last and drop the other
+ * declaration without a word. Throws JsonTextError.
+ */
 export function parseJsonFile(text: string): unknown {
-  return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  return readJson(text, { maxDepth: MAX_FILE_DEPTH, uniqueNames: 'everywhere' });
 }
 
 /**
- * Where JSON.parse found a file's text wrong, as ` (at character N)`, or ''. Its message quotes
- * the text around it: only where is said (a model may not be what it seems, and svc.json holds
- * secrets).
+ * Why a model file's text is not a model's JSON (a JsonTextError from parseJsonFile), saying where
+ * and never quoting what is there (a model may not be what it seems). A path is written as the
+ * schema's messages write one: `fields.name`, or `the model`.
  */
-export function whereJsonFails(e: unknown): string {
-  const at = /position (\d+)/.exec(String((e as Error)?.message))?.[1];
-  return at === undefined ? '' : ` (at character ${at})`;
+function jsonFault(e: unknown): string {
+  const fault = e instanceof JsonTextError ? e.fault : undefined;
+  if (fault?.kind === 'depth') return `nested deeper than ${fault.max} levels`;
+  if (fault?.kind === 'repeated-name') {
+    const where = fault.path.length === 0 ? 'the model' : fault.path.map((k) => (typeof k === 'string' && k.length > 60 ? `${k.slice(0, 60)}…` : k)).join('.');
+    const key = fault.name === undefined ? 'a key' : `the key ${quoted(fault.name)}`;
+    return `${where}: ${key} appears more than once${fault.at === undefined ? '' : ` (at character ${fault.at})`}: write each key once`;
+  }
+  return `not valid JSON${fault?.kind === 'syntax' && fault.at !== undefined ? ` (at character ${fault.at})` : ''}`;
 }

@@ -8,7 +8,8 @@ import { SvcError } from '../errors.ts';
 import type { FetchPrivate } from '../exchange/fetch-private.ts';
 import type { Limits } from '../exchange/limits.ts';
 import type { AppSettings } from '../exchange/settings.ts';
-import { parseJsonFile, whereJsonFails } from '../model/load.ts';
+import { JsonTextError } from '../model/json-text.ts';
+import { parseJsonFile } from '../model/load.ts';
 
 const SCHEMA = JSON.parse(readFileSync(new URL('../../runtime/svc-settings.schema.json', import.meta.url), 'utf8'));
 const validate = new Ajv({ allErrors: true, strict: true }).compile(SCHEMA);
@@ -38,7 +39,7 @@ export function loadSettings(dir: string, server: Limits, fetchPrivate: FetchPri
   try {
     file = parseJsonFile(text) as SettingsFile;
   } catch (err) {
-    throw new SvcError('app-settings-invalid', `svc.json is not valid JSON${whereJsonFails(err)}: fix its syntax.`);
+    throw new SvcError('app-settings-invalid', syntaxProblem(err));
   }
   if (!validate(file)) {
     // Messages name where and what, never a value: env values are secrets.
@@ -64,4 +65,24 @@ export function loadSettings(dir: string, server: Limits, fetchPrivate: FetchPri
     fetchPrivate,
     limits: limits as unknown as Limits,
   };
+}
+
+/**
+ * What is wrong with svc.json's text (a JsonTextError from parseJsonFile), as a problem's detail:
+ * where, never what is there (JSON.parse's message quotes the text, and env values are secrets).
+ * A path is a JSON Pointer, as the schema's messages write one. A repeated name is refused because
+ * the last would win without a word: a second `cpuLimitMs` could undo the first, a second env name
+ * replace a value.
+ */
+function syntaxProblem(err: unknown): string {
+  const fault = err instanceof JsonTextError ? err.fault : undefined;
+  if (fault?.kind === 'depth') return `svc.json is nested deeper than ${fault.max} levels: give it the shape of runtime/svc-settings.schema.json.`;
+  if (fault?.kind === 'repeated-name') {
+    const cut = (k: string | number) => (typeof k === 'string' && k.length > 60 ? `${k.slice(0, 60)}…` : String(k));
+    // RFC 6901: `~` and `/` in a name are written `~0` and `~1`.
+    const pointer = `/${fault.path.map((k) => cut(k).replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
+    const key = fault.name === undefined ? 'a key' : `the key ${JSON.stringify(cut(fault.name))}`;
+    return `svc.json: ${pointer}: ${key} appears more than once${fault.at === undefined ? '' : ` (at character ${fault.at})`}: write each key once.`;
+  }
+  return `svc.json is not valid JSON${fault?.kind === 'syntax' && fault.at !== undefined ? ` (at character ${fault.at})` : ''}: fix its syntax.`;
 }

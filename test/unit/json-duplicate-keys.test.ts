@@ -80,7 +80,7 @@ t.test('bodies that are not objects are judged as before', async (t) => {
 // The property: for a random object written as JSON text, with some of its names written again
 // (escaped or not, anywhere among the others), the body is refused as a duplicate exactly when a
 // name repeats, and the duplicate named is one that repeats; else it reads as the object sent.
-// Names ending in a backslash are in the alphabet: they set off V8's key-cache bug (json-read.ts).
+// Names ending in a backslash are in the alphabet: they set off V8's key-cache bug (src/model/json-text.ts).
 t.test('property: refused exactly when a top-level name repeats, else read as sent', async (t) => {
   const name = fc.string({ unit: fc.constantFrom('a', 'b', 'n', '"', '\\', 'é', '😀', '\u0000', ':', '{', '}', ','), maxLength: 3 });
   const leaf = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), name);

@@ -96,6 +96,55 @@ t.test('bad model files are rejected with the reason', async (t) => {
   t.equal(types.ok, false, '"types" is not a valid model name');
 });
 
+// JSON.parse kept the last of two values of a key and dropped the other without a word: a field
+// declared twice was one field of the last declaration, `"type"` twice in a field its last type.
+t.test('a key written twice in one object is refused, with the path to it and where it is', async (t) => {
+  const reason = (text: string) => {
+    const r = loadModel('/app/models/things.json', text);
+    return r.ok ? 'accepted' : r.reason;
+  };
+  const fields = '{"fields":{"name":{"type":"string"},"n":{"type":"integer"},"name":{"type":"text"}}}';
+  t.equal(reason(fields), `fields: the key "name" appears more than once (at character ${fields.lastIndexOf('"name"')}): write each key once`);
+  const options = '{ "fields": { "name": { "type": "string", "required": true, "type": "text" } } }';
+  t.equal(reason(options), `fields.name: the key "type" appears more than once (at character ${options.lastIndexOf('"type"')}): write each key once`);
+  t.match(reason('{"fields":{},"fields":{"a":{"type":"string"}}}'), /^the model: the key "fields" appears more than once \(at character 13\)/);
+  t.match(reason('{"fields":{"a":{"type":"string"}},"calculated_fields":{"atom_title":"x","atom_title":"y"}}'), /^calculated_fields: the key "atom_title" appears/);
+  t.match(reason('{"fields":{"name":{"type":"string"},"\\u006eame":{"type":"text"}}}'), /^fields: the key "name" appears more than once/, 'names compare after unescaping');
+  t.match(reason(`{"fields":{"${'x'.repeat(1000)}":{"type":"string","type":"text"}}}`), /^fields\.x{60}…: the key "type"/, 'a long name in the path is cut');
+  t.match(reason(`{"fields":{"a":{"type":"string","default_value":${'['.repeat(100)}${']'.repeat(100)}}}}`), /^nested deeper than 100 levels$/);
+  t.match(reason('{"fields":{"a":{"type":"string"},}}'), /^not valid JSON \(at character 33\)$/, 'a syntax error says where, not what is there');
+  t.equal(reason('{"fields":{"a":{"type":"string","label":"a"},"b":{"type":"string","label":"a"}}}'), 'accepted', 'the same key in two objects is no repeat');
+});
+
+t.test('escaped names in a model file read right after any parse in the process (nodejs/node#63785)', async (t) => {
+  // The poison: an object whose names are the fields' first, then one ending in a backslash. Read
+  // through V8's cache, the field "\u006e" then came out as "\", which is no field name.
+  JSON.parse('{"title":1,"\\\\":2}');
+  const r = loadModel('/app/models/things.json', '{"fields":{"title":{"type":"string"},"\\u006e":{"type":"integer"}}}');
+  if (!r.ok) throw new Error(r.reason);
+  t.same([...r.model.fields.keys()], ['id', 'updated', 'title', 'n']);
+});
+
+t.test('"required": true with "default_value": null is refused: a required field cannot default to absent', async (t) => {
+  t.match(model({ title: { type: 'string', required: true, default_value: null } }), {
+    ok: false,
+    reason: 'fields.title: "required": true and "default_value": null contradict each other (null means absent): give a default of type string, or leave default_value out',
+  });
+  const optional = model({ title: { type: 'string', default_value: null } });
+  if (!optional.ok) throw new Error(optional.reason);
+  t.equal(optional.model.fields.get('title')!.defaultValue, undefined, 'on an optional field null is no default');
+  t.same({ ...validateCreate(optional.model, {}, false) }, {}, 'and a create leaves the field absent');
+  const required = model({ title: { type: 'string', required: true, default_value: 'untitled' } });
+  if (!required.ok) throw new Error(required.reason);
+  t.same({ ...validateCreate(required.model, {}, false) }, { title: 'untitled' }, 'a required field may default to a value');
+  for (const [def, message] of [
+    [{ type: 'integer', required: true, default_value: '5' }, /default_value must be an integer/],
+    [{ type: 'string', max_length: 3, default_value: 'long' }, /default_value .*3/],
+  ] as const) {
+    t.match(model({ x: def }), { ok: false, reason: message }, `${JSON.stringify(def)}: a default must be a value of the field`);
+  }
+});
+
 t.test('dates and date-times', async (t) => {
   t.same(parseDate('2024-02-29'), { ok: true, value: '2024-02-29' });
   t.equal(parseDate('2023-02-29').ok, false);

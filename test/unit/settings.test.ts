@@ -44,3 +44,22 @@ t.test('an unknown key is named; a byte order mark is fine', async (t) => {
   t.throws(() => settings(t, '{"fetch":{"alow":[]}}'), { code: 'app-settings-invalid', message: /must NOT have additional properties \(alow\)/ });
   t.same(settings(t, `\uFEFF{"env":{"A":"b"}}`).env.get('A'), 'b');
 });
+
+// A key written twice was read as its last value, the first dropped without a word: a second
+// `cpuLimitMs` undid the first, a second env name replaced a value.
+t.test('a key written twice in one object is refused with its place, never its value', async (t) => {
+  const env = `{"env":{"API_KEY":"${SECRET}","OTHER":"x","API_KEY":"${SECRET}2"}}`;
+  t.throws(() => settings(t, env), {
+    code: 'app-settings-invalid',
+    message: `svc.json: /env: the key "API_KEY" appears more than once (at character ${env.lastIndexOf('"API_KEY"')}): write each key once.`,
+  });
+  try {
+    settings(t, env);
+  } catch (e) {
+    t.notMatch(String((e as Error).message), /sk_live/, 'the secret is not in the message');
+  }
+  t.throws(() => settings(t, '{"limits":{"cpuLimitMs":10,"fetchCount":1,"cpuLimitMs":1000}}'), { message: /^svc\.json: \/limits: the key "cpuLimitMs" appears more than once/ });
+  t.throws(() => settings(t, '{"env":{},"fetch":{"allow":[]},"env":{}}'), { message: /^svc\.json: \/: the key "env" appears more than once/ });
+  t.throws(() => settings(t, '{"env":{"A":"1","\\u0041":"2"}}'), { message: /^svc\.json: \/env: the key "A" appears more than once/ }, 'names compare after unescaping');
+  t.same([...settings(t, '{"env":{"A":"1"},"limits":{"fetchCount":1}}').env], [['A', '1']], 'one of each is fine');
+});
