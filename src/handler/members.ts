@@ -72,27 +72,31 @@ export function nextUpdated(previous?: string): string {
 }
 
 /**
- * Strong entity tag of a member in one representation: its `updated` stamp in base 36, then the
- * representation's suffix (`Representation.etagSuffix`: '' for JSON, `-atom` for Atom), so that
- * the two sets of bytes never share a strong validator (RFC 9110 §8.8.3). README "The default handler".
+ * Strong entity tag of a member in one representation: its `updated` stamp in base 36, a dot, the
+ * model's version (Model.version: the representation changes with the model, a field removed or an
+ * Atom template changed, though the member does not), then the representation's suffix
+ * (`Representation.etagSuffix`: '' for JSON, `-atom` for Atom), so that two different sets of
+ * bytes never share a strong validator (RFC 9110 §8.8.3). README "The default handler".
  */
-export function etagOf(member: { readonly updated: string }, suffix: string): string {
-  return `"${Date.parse(member.updated).toString(36)}${suffix}"`;
+export function etagOf(member: { readonly updated: string }, version: string, suffix: string): string {
+  return `"${Date.parse(member.updated).toString(36)}.${version}${suffix}"`;
 }
 
 /**
  * The `updated` stamps an If-Match / If-None-Match header names in the representations whose tag
- * suffixes are `suffixes`; undefined for `*` (any current member). Tags that are not ours, or of
- * another representation, stand for no stamp, so they never match.
+ * suffixes are `suffixes`, of the model at `version` (any version, and tags of before versions
+ * were in them, when undefined: a write's condition is on the member, not on its bytes); undefined
+ * for `*` (any current member). Tags that are not ours, or of another representation or version,
+ * stand for no stamp, so they never match.
  */
-export function parseEtags(header: string, weak: boolean, suffixes: readonly string[]): string[] | undefined {
+export function parseEtags(header: string, weak: boolean, suffixes: readonly string[], version?: string): string[] | undefined {
   if (header.trim() === '*') return undefined;
   const stamps: string[] = [];
   for (const raw of header.split(',')) {
     // If-Match compares strongly, If-None-Match weakly (RFC 9110 §13.1.1, §13.1.2); either way
     // the opaque tag, suffix included, must be the same.
-    const m = (weak ? /^(?:W\/)?"([0-9a-z]{1,12})([^"]*)"$/ : /^"([0-9a-z]{1,12})([^"]*)"$/).exec(raw.trim());
-    if (!m || !suffixes.includes(m[2]!)) continue;
+    const m = (weak ? /^(?:W\/)?"([0-9a-z]{1,12})(?:\.([0-9a-z]+))?([^"]*)"$/ : /^"([0-9a-z]{1,12})(?:\.([0-9a-z]+))?([^"]*)"$/).exec(raw.trim());
+    if (!m || !suffixes.includes(m[3]!) || (version !== undefined && m[2] !== version)) continue;
     const d = new Date(parseInt(m[1]!, 36));
     if (!Number.isNaN(d.getTime()) && d.getUTCFullYear() <= 9999) stamps.push(d.toISOString());
   }

@@ -1,6 +1,7 @@
 // Reading a model file: the JSON Schema of the model format (ajv), then the checks a schema cannot say.
 
 import { Ajv, type ErrorObject } from 'ajv';
+import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { JsonTextError, readJson } from './json-text.ts';
 import { DEFAULT_MAX_LENGTH, FIELD_OPTIONS, FIELD_TYPES, INDEX_PARTS, type FieldDef, type IndexDef, type IndexKey, type IndexPart, type Model } from './types.ts';
@@ -174,6 +175,7 @@ export function loadModel(file: string, text: string): LoadResult {
     indexes,
     calculatedFields: doc.calculated_fields ?? {},
     calculatedTypeFields: doc.calculated_type_fields ?? {},
+    version: createHash('sha256').update(text).digest('hex').slice(0, 8),
   };
   for (const check of checks) reasons.push(...check(model));
   return reasons.length ? { ok: false, reason: reasons.join('; ') } : { ok: true, model };

@@ -64,6 +64,12 @@ export interface Model {
   readonly indexes: readonly IndexDef[];
   readonly calculatedFields: Readonly<Record<string, string>>;
   readonly calculatedTypeFields: Readonly<Record<string, string>>;
+  /**
+   * The model file's text, hashed (8 hex digits): what a member's representations depend on
+   * besides the member (its declared fields, Atom templates). Part of a member's ETag, so that a
+   * changed model never lets a cache keep a representation of before (handler/members.ts etagOf).
+   */
+  readonly version: string;
 }
 
 /** A stored member: `id`, `updated` and the declared fields that are present. */

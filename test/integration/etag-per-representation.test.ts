@@ -88,3 +88,30 @@ eachHandlerForm(t, async (t, delegate) => {
     t.equal((await get(id)).status, 404);
   });
 });
+
+// A model change changes a member's representations (a field no longer declared is no longer
+// served) though the member is unchanged: its tag was the same, so a cache revalidating with it got
+// 304 and kept serving the field. The tag names the model's version too; a write's condition is on
+// the member, so a tag of before the change still names it there.
+eachHandlerForm(t, async (t, delegate) => {
+  const server = await appServer(t, {
+    models: { notes: { fields: { title: { type: 'string' }, secret: { type: 'string' } } } },
+    resources: { 'notes.ts': delegate },
+  });
+  const url = server.at('/resources/notes');
+  const { id } = (await (await send(url, 'POST', { title: 'a', secret: 's' })).json()) as { id: number };
+  const before = await fetch(`${url}/${id}`);
+  t.match(await before.json(), { secret: 's' });
+  const [json, atom] = [before.headers.get('etag')!, (await fetch(`${url}/${id}`, { headers: { accept: ATOM } })).headers.get('etag')!];
+
+  server.write('models/notes.json', JSON.stringify({ fields: { title: { type: 'string' } } }));
+  for (const [accept, tag] of [['application/json', json], [ATOM, atom]] as const) {
+    const res = await fetch(`${url}/${id}`, { headers: { accept, 'if-none-match': tag } });
+    t.equal(res.status, 200, `${accept}: a tag of before the model changed is not the representation now`);
+    t.not(res.headers.get('etag'), tag, `${accept}: a new tag`);
+    t.notMatch(await res.text(), /"secret"|<dt>secret</, `${accept}: the field is no longer served`);
+    t.equal((await fetch(`${url}/${id}`, { headers: { accept, 'if-none-match': res.headers.get('etag')! } })).status, 304, `${accept}: the new tag revalidates`);
+  }
+  const put = await send(`${url}/${id}`, 'PUT', { title: 'b' }, { 'if-match': json });
+  t.equal(put.status, 200, 'If-Match of before the model changed: the member is as it was, so it is written');
+});
