@@ -25,10 +25,13 @@ for (const [net, prefix] of [
 ] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv4');
 // IPv4-mapped addresses (::ffff:0:0/96) are matched against the IPv4 blocks by BlockList itself.
 // The others that carry an IPv4 address, which a translator or tunnel would reach, are not public
-// whatever they carry: IPv4-compatible (::/96, with :: and ::1), NAT64 (RFC 6052, RFC 8215),
-// Teredo (2001::/32) and 6to4 (2002::/16).
+// whatever they carry: IPv4-compatible (::/96, with :: and ::1), IPv4-translated (::ffff:0:0:0/96,
+// SIIT, RFC 2765: not the mapped ::ffff:0:0/96, so BlockList does not see the IPv4 address in it),
+// NAT64 (RFC 6052, RFC 8215), Teredo (2001::/32) and 6to4 (2002::/16). Site-local fec0::/10 (RFC
+// 3879 deprecated it, but old networks still use it, fec0:0:0:ffff::1 for DNS) is private too.
 for (const [net, prefix] of [
-  ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:db8::', 32], ['2002::', 16],
+  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv6');
 
 export function isPublicAddress(address: string): boolean {
