@@ -911,24 +911,42 @@ delete Intl.v8BreakIterator;
     }
   };
   const construct = Reflect.construct;
-  // Estimated bytes of ICU memory per object (measured with RSS, 10,000 of each in one isolate).
+  const create = Object.create;
+  const canonicalLocales = Intl.getCanonicalLocales;
+  const dateTimeOptions = Intl.DateTimeFormat.prototype.resolvedOptions;
+  const displayNamesOptions = Intl.DisplayNames.prototype.resolvedOptions;
+  // A DateTimeFormat holds 28 KB; in these calendars some locales' patterns spell numbers with an
+  // algorithmic numbering system (Hebrew numerals, Japanese era years, Chinese day names), and
+  // a formatter holds up to 384 KB (he-u-ca-hebrew with dateStyle full), 438 KB with formatRange's.
+  const DATE_TIME_BYTES = 28 * 1024;
+  const HEAVY_DATE_TIME_BYTES = 448 * 1024;
+  const HEAVY_CALENDARS = ['chinese', 'dangi', 'hebrew', 'japanese'];
+  const HEAVY_CALENDAR_TAG = /-ca-(?:chinese|dangi|hebrew|japanese)(?![0-9a-z])/i;
+  const dateTimeBytes = (calendar) => (HEAVY_CALENDARS.includes(calendar) ? HEAVY_DATE_TIME_BYTES : DATE_TIME_BYTES);
+  // Estimated bytes of ICU memory per object, or a function of the new object (measured with RSS,
+  // 5,000 of each held in one isolate).
   const CONSTRUCTORS = {
-    DateTimeFormat: 10240, RelativeTimeFormat: 7168, DurationFormat: 10240, PluralRules: 3072, DisplayNames: 3072,
-    NumberFormat: 2048, Collator: 2048, ListFormat: 2048, Locale: 512,
+    DateTimeFormat: (format) => dateTimeBytes(apply(dateTimeOptions, format, []).calendar),
+    RelativeTimeFormat: 9216, DurationFormat: 10240, PluralRules: 3072,
+    // Display names of date fields hold a DateTimePatternGenerator (39 KB).
+    DisplayNames: (names) => (apply(displayNamesOptions, names, []).type === 'dateTimeField' ? 40 * 1024 : 3072),
+    NumberFormat: 2048, Collator: 2048, ListFormat: 2048, Locale: 1024,
   };
   for (const name of objectKeys(CONSTRUCTORS)) {
     const Original = Intl[name];
     if (typeof Original !== 'function') continue;
     const bytes = CONSTRUCTORS[name];
+    const counted = (object) => {
+      madeIcu(typeof bytes === 'function' ? bytes(object) : bytes);
+      return object;
+    };
     // Also subclasses (their super() is this construct) and calls without new, which construct too.
     const Counted = new Proxy(Original, {
       construct(target, args, newTarget) {
-        madeIcu(bytes);
-        return construct(target, args, newTarget);
+        return counted(construct(target, args, newTarget));
       },
       apply(target, thisArg, args) {
-        madeIcu(bytes);
-        return apply(target, thisArg, args);
+        return counted(apply(target, thisArg, args));
       },
     });
     // Also every instance's constructor, so that no path leads to the uncounted original.
@@ -940,6 +958,7 @@ delete Intl.v8BreakIterator;
   // method without a kind makes one every call). Array and typed-array toLocaleString call their
   // elements' method, one of these.
   const lastLocales = {};
+  // `bytes` is a number, or a function of the arguments (which it may replace) and the receiver.
   const countedMethod = (proto, name, kind, bytes) => {
     const original = proto[name];
     const method = {
@@ -949,7 +968,7 @@ delete Intl.v8BreakIterator;
         const cached = kind !== undefined && options === undefined && (locales === undefined || typeof locales === 'string');
         if (!cached || lastLocales[kind] !== locales || !hasOwn(lastLocales, kind)) {
           if (cached) lastLocales[kind] = locales;
-          madeIcu(bytes);
+          madeIcu(typeof bytes === 'function' ? bytes(args, this) : bytes);
         }
         return apply(original, this, args);
       },
@@ -957,15 +976,52 @@ delete Intl.v8BreakIterator;
     defineProperty(method, 'length', { value: original.length });
     defineProperty(proto, name, { value: method, writable: true, enumerable: false, configurable: true });
   };
-  countedMethod(Date.prototype, 'toLocaleString', 'dateTime', 10240);
-  countedMethod(Date.prototype, 'toLocaleDateString', 'date', 10240);
-  countedMethod(Date.prototype, 'toLocaleTimeString', 'time', 10240);
+  // A Date's locale methods make a DateTimeFormat from their arguments, whose calendar decides
+  // its weight: it is read here once (the options' calendar, the locales' -ca- keys), and V8 is
+  // given what was read (the locales as a list of strings, the options behind an object whose
+  // own calendar is the string read), so that a getter cannot answer V8 otherwise.
+  const localeDateBytes = (args) => {
+    let heavy = false;
+    const locales = args[0];
+    if (typeof locales === 'string') {
+      heavy = HEAVY_CALENDAR_TAG.test(locales);
+    } else if (locales !== undefined) {
+      const list = canonicalLocales(locales);
+      args[0] = list;
+      for (let i = 0; i < list.length; i++) heavy ||= HEAVY_CALENDAR_TAG.test(list[i]);
+    }
+    const options = args[1];
+    if ((typeof options === 'object' && options !== null) || typeof options === 'function') {
+      let calendar = options.calendar;
+      if (calendar !== undefined) {
+        calendar = `${calendar}`;
+        heavy ||= HEAVY_CALENDARS.includes(calendar.toLowerCase());
+      }
+      args[1] = create(options, { calendar: { value: calendar, enumerable: true } });
+    }
+    return heavy ? HEAVY_DATE_TIME_BYTES : DATE_TIME_BYTES;
+  };
+  countedMethod(Date.prototype, 'toLocaleString', 'dateTime', localeDateBytes);
+  countedMethod(Date.prototype, 'toLocaleDateString', 'date', localeDateBytes);
+  countedMethod(Date.prototype, 'toLocaleTimeString', 'time', localeDateBytes);
   countedMethod(Number.prototype, 'toLocaleString', 'number', 2048);
   countedMethod(BigInt.prototype, 'toLocaleString', 'number', 2048);
   countedMethod(String.prototype, 'localeCompare', 'collator', 2048);
   // A Locale's maximize() and minimize() make another Locale without its constructor.
-  countedMethod(Intl.Locale.prototype, 'maximize', undefined, 512);
-  countedMethod(Intl.Locale.prototype, 'minimize', undefined, 512);
+  countedMethod(Intl.Locale.prototype, 'maximize', undefined, 1024);
+  countedMethod(Intl.Locale.prototype, 'minimize', undefined, 1024);
+  // formatRange and formatRangeToParts give their DateTimeFormat an ICU interval format the first
+  // time (56 KB, which it keeps), and a copy of it to each call.
+  const ranged = new WeakSet();
+  const rangedHas = WeakSet.prototype.has;
+  const rangedAdd = WeakSet.prototype.add;
+  const rangeBytes = (args, format) => {
+    if ((typeof format !== 'object' && typeof format !== 'function') || format === null || apply(rangedHas, ranged, [format])) return 0;
+    apply(rangedAdd, ranged, [format]);
+    return 56 * 1024;
+  };
+  countedMethod(Intl.DateTimeFormat.prototype, 'formatRange', undefined, rangeBytes);
+  countedMethod(Intl.DateTimeFormat.prototype, 'formatRangeToParts', undefined, rangeBytes);
 }
 // Resizable ArrayBuffers (`new ArrayBuffer(n, { maxByteLength })`) reserve address space up front
 // and commit memory on `resize()` without passing through the allocator that counts an isolate's
