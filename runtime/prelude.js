@@ -923,6 +923,57 @@ delete Intl.v8BreakIterator;
   const HEAVY_CALENDARS = ['chinese', 'dangi', 'hebrew', 'japanese'];
   const HEAVY_CALENDAR_TAG = /-ca-(?:chinese|dangi|hebrew|japanese)(?![0-9a-z])/i;
   const dateTimeBytes = (calendar) => (HEAVY_CALENDARS.includes(calendar) ? HEAVY_DATE_TIME_BYTES : DATE_TIME_BYTES);
+  // V8 also keeps a date-time pattern generator (35-75 KB) for each locale, calendar, numbering
+  // system and hour cycle a date format is made for, in one cache for the whole process that
+  // nothing empties: each new combination is admitted by the host first (src/sandbox/ops/intl.ts),
+  // which bounds them per app and per process, and refused with a RangeError past that. The key is
+  // read from the arguments once, and V8 is given what was read: the locales, when not one string,
+  // as their canonical list (one string stays, so that V8's own cache still answers a Date's
+  // repeated calls), and the options that choose a pattern as own values (strings, hour12 a
+  // boolean) on an object whose prototype is the handler's options (the rest is read from there):
+  // no getter can show V8 another combination than the one admitted.
+  const PATTERN_OPTIONS = ['localeMatcher', 'calendar', 'numberingSystem', 'hourCycle', 'hour12'];
+  const RangeErrorIntl = RangeError;
+  const setHas = Set.prototype.has;
+  const setAdd = Set.prototype.add;
+  const admittedPatterns = new Set();
+  /** Admits the pattern of a date format made from `args` (replaced as above); its calendar and whether it is a heavy one. */
+  const datePattern = (args) => {
+    const locales = args[0];
+    const list = locales === undefined ? [] : canonicalLocales(locales);
+    if (locales !== undefined && typeof locales !== 'string') args[0] = list;
+    let heavy = false;
+    for (let i = 0; i < list.length; i++) heavy ||= HEAVY_CALENDAR_TAG.test(list[i]);
+    let key = jsonStringify(list);
+    let calendar;
+    const options = args[1];
+    if ((typeof options === 'object' && options !== null) || typeof options === 'function') {
+      const read = {};
+      const values = [];
+      for (let i = 0; i < PATTERN_OPTIONS.length; i++) {
+        const name = PATTERN_OPTIONS[i];
+        const v = options[name];
+        const value = v === undefined ? undefined : name === 'hour12' ? !!v : `${v}`;
+        read[name] = { value, enumerable: true };
+        values[i] = value === undefined ? null : value;
+      }
+      calendar = read.calendar.value;
+      if (calendar !== undefined) heavy ||= HEAVY_CALENDARS.includes(calendar.toLowerCase());
+      args[1] = create(options, read);
+      key = jsonStringify([list, values]);
+    }
+    if (!apply(setHas, admittedPatterns, [key])) {
+      let refusal;
+      try {
+        refusal = hostRef.applySyncPromise(undefined, ['intl', key, '', 0]);
+      } catch {
+        throw new ErrorCtor('svc: the server could not complete this call');
+      }
+      if (refusal !== '') throw new RangeErrorIntl(refusal);
+      apply(setAdd, admittedPatterns, [key]);
+    }
+    return heavy;
+  };
   // Estimated bytes of ICU memory per object, or a function of the new object (measured with RSS,
   // 5,000 of each held in one isolate).
   const CONSTRUCTORS = {
@@ -941,11 +992,14 @@ delete Intl.v8BreakIterator;
       return object;
     };
     // Also subclasses (their super() is this construct) and calls without new, which construct too.
+    const isDateTimeFormat = name === 'DateTimeFormat';
     const Counted = new Proxy(Original, {
       construct(target, args, newTarget) {
+        if (isDateTimeFormat) datePattern(args);
         return counted(construct(target, args, newTarget));
       },
       apply(target, thisArg, args) {
+        if (isDateTimeFormat) datePattern(args);
         return counted(apply(target, thisArg, args));
       },
     });
@@ -976,31 +1030,9 @@ delete Intl.v8BreakIterator;
     defineProperty(method, 'length', { value: original.length });
     defineProperty(proto, name, { value: method, writable: true, enumerable: false, configurable: true });
   };
-  // A Date's locale methods make a DateTimeFormat from their arguments, whose calendar decides
-  // its weight: it is read here once (the options' calendar, the locales' -ca- keys), and V8 is
-  // given what was read (the locales as a list of strings, the options behind an object whose
-  // own calendar is the string read), so that a getter cannot answer V8 otherwise.
-  const localeDateBytes = (args) => {
-    let heavy = false;
-    const locales = args[0];
-    if (typeof locales === 'string') {
-      heavy = HEAVY_CALENDAR_TAG.test(locales);
-    } else if (locales !== undefined) {
-      const list = canonicalLocales(locales);
-      args[0] = list;
-      for (let i = 0; i < list.length; i++) heavy ||= HEAVY_CALENDAR_TAG.test(list[i]);
-    }
-    const options = args[1];
-    if ((typeof options === 'object' && options !== null) || typeof options === 'function') {
-      let calendar = options.calendar;
-      if (calendar !== undefined) {
-        calendar = `${calendar}`;
-        heavy ||= HEAVY_CALENDARS.includes(calendar.toLowerCase());
-      }
-      args[1] = create(options, { calendar: { value: calendar, enumerable: true } });
-    }
-    return heavy ? HEAVY_DATE_TIME_BYTES : DATE_TIME_BYTES;
-  };
+  // A Date's locale methods make a DateTimeFormat from their arguments (datePattern admits it and
+  // tells whether its calendar is a heavy one).
+  const localeDateBytes = (args) => (datePattern(args) ? HEAVY_DATE_TIME_BYTES : DATE_TIME_BYTES);
   countedMethod(Date.prototype, 'toLocaleString', 'dateTime', localeDateBytes);
   countedMethod(Date.prototype, 'toLocaleDateString', 'date', localeDateBytes);
   countedMethod(Date.prototype, 'toLocaleTimeString', 'time', localeDateBytes);

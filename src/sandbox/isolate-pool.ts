@@ -143,6 +143,7 @@ export class Slot {
       const context = await isolate.createContext();
       let slot: Slot | undefined;
       const api = await installRuntime(context, {
+        app,
         lookup: (token) => slot?.calls.get(token),
         started: (call) => slot?.watchdog.start(call),
       });
