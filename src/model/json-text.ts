@@ -2,6 +2,8 @@
 // bounded, repeated names found, and V8's misreading of escaped names (nodejs/node#63785) read around.
 // It lives in model/ because model files are its first user and model/ is the lowest part that
 // request bodies (representation/), app settings (tenancy/) and handler payloads (sandbox/) can import.
+// Handler isolates cannot import it: runtime/prelude.js has its own copy of hasEscapedName and
+// readValid, which test/sandbox/prelude-json-reader.test.ts holds to the same answers as these.
 
 /** Why readJson refused a text. `at` is a character index into the text, a byte order mark left out. */
 export type JsonFault =

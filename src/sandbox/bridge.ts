@@ -78,14 +78,18 @@ export interface CallRegistry {
 
 /** Evaluates the prelude in a fresh context: defines the runtime API, then locks the context down. */
 export async function installRuntime(context: ivm.Context, calls: CallRegistry): Promise<GuestApi> {
-  const hostCall = new ivm.Reference(createHostCall(calls));
-  const api = (await context.evalClosure(PRELUDE, [hostCall, CONFIG], {
-    filename: 'svc:runtime',
-    result: { reference: true },
-  })) as ivm.Reference;
+  const api = await evaluatePrelude(context, new ivm.Reference(createHostCall(calls)));
   const [install, uninstall, run] = await Promise.all(['install', 'uninstall', 'run'].map((k) => api.get(k, { reference: true })));
   api.release();
   return { install: install!, uninstall: uninstall!, run: run! };
+}
+
+/**
+ * The prelude evaluated in `context`, `hostCall` behind its runtime calls: a Reference to what it
+ * returns (install, uninstall, run, and its JSON reader `json`, which only a test uses).
+ */
+export async function evaluatePrelude(context: ivm.Context, hostCall: ivm.Reference): Promise<ivm.Reference> {
+  return (await context.evalClosure(PRELUDE, [hostCall, CONFIG], { filename: 'svc:runtime', result: { reference: true } })) as ivm.Reference;
 }
 
 /** The request as the guest's context keys see it. */

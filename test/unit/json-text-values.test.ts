@@ -10,67 +10,11 @@ import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import t from 'tap';
 import { hasEscapedName, readJson } from '../../src/model/json-text.ts';
+import { escapedName, jsonValue as json, picker, writeJson as write } from '../helpers/json-spellings.ts';
 
 /** Random runs; more with SVC_PROPERTY_RUNS. */
 const RUNS = Number(process.env.SVC_PROPERTY_RUNS ?? 2000);
 const SEED = process.env.SVC_PROPERTY_SEED ? { seed: Number(process.env.SVC_PROPERTY_SEED) } : {};
-
-type J = null | boolean | number | string | J[] | { [k: string]: J };
-
-const unit = fc.constantFrom('a', 'n', 'u', '\\', '"', '/', ':', ' ', '\n', '{', ']', ',', '\u0000', '\u001f', '\ud800', '\udc00', '\u2028', 'é', '€');
-const str = fc.string({ unit, maxLength: 5 });
-const key = fc.oneof(str, fc.constantFrom('__proto__', 'constructor', '', '0', '1', '4294967295', '-0', 'toString'));
-const num = fc.oneof(fc.double({ noNaN: true }), fc.integer(), fc.constantFrom(-0, 2 ** 53 + 2, 0.1, 5e-324, 1.7976931348623157e308, -1e-7));
-const json: fc.Arbitrary<J> = fc.letrec<{ v: J }>((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    fc.constant(null),
-    fc.boolean(),
-    num,
-    str,
-    fc.array(tie('v'), { maxLength: 4 }),
-    fc.array(fc.tuple(key, tie('v')), { maxLength: 4 }).map((pairs) => {
-      const o: Record<string, J> = {};
-      // defineProperty: `__proto__` as an own key, as JSON.parse makes it.
-      for (const [k, x] of pairs) Object.defineProperty(o, k, { value: x, enumerable: true, writable: true, configurable: true });
-      return o;
-    }),
-  ),
-})).v;
-
-const SPACE = [' ', '\t', '\n', '\r'];
-
-/** `v` written as JSON, `pick` choosing each spelling: white space, escapes, number forms. */
-function write(v: J, pick: () => number): string {
-  const ws = () => (pick() < 0.5 ? '' : SPACE[Math.floor(pick() * 4)]!.repeat(1 + Math.floor(pick() * 2)));
-  const u = (code: number, upper: boolean) => `\\u${(upper ? code.toString(16).toUpperCase() : code.toString(16)).padStart(4, '0')}`;
-  const literal = (s: string) =>
-    `"${s
-      .split('')
-      .map((c) => {
-        const code = c.charCodeAt(0);
-        const p = pick();
-        if (c === '"') return p < 0.5 ? '\\"' : u(code, p < 0.75);
-        if (c === '\\') return p < 0.5 ? '\\\\' : u(code, p < 0.75);
-        if (c === '\n') return p < 0.5 ? '\\n' : u(code, false);
-        if (code < 0x20 || (code >= 0xd800 && code <= 0xdfff)) return u(code, p < 0.5);
-        if (c === '/' && p < 0.5) return '\\/';
-        return p < 0.2 ? u(code, p < 0.1) : c;
-      })
-      .join('')}"`;
-  if (v === null || typeof v === 'boolean') return String(v);
-  if (typeof v === 'number') {
-    if (Object.is(v, -0)) return '-0';
-    if (!Number.isFinite(v)) return v > 0 ? (pick() < 0.5 ? '1e400' : '1E+400') : '-1e400';
-    const text = JSON.stringify(v);
-    return pick() < 0.3 ? text.replace('e', 'E') : text;
-  }
-  if (typeof v === 'string') return literal(v);
-  if (Array.isArray(v)) return `[${ws()}${v.map((x) => `${ws()}${write(x, pick)}${ws()}`).join(',')}${ws()}]`;
-  return `{${ws()}${Object.keys(v)
-    .map((k) => `${ws()}${literal(k)}${ws()}:${ws()}${write(v[k]!, pick)}${ws()}`)
-    .join(',')}${ws()}}`;
-}
 
 /** Deep equality that tells -0 from 0 and keeps the order of keys. */
 const same = (a: unknown, b: unknown): boolean => isDeepStrictEqual(shape(a), shape(b));
@@ -84,30 +28,12 @@ function shape(v: unknown): unknown {
   return v;
 }
 
-/** Whether some name in `text` (valid JSON) holds a backslash: a plain scan. */
-function escapedName(text: string): boolean {
-  let escaped = false;
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '"') {
-      escaped = false;
-      for (i++; text[i] !== '"'; i++) {
-        if (text[i] === '\\') {
-          escaped = true;
-          i++;
-        }
-      }
-    } else if (text[i] === ':' && escaped) return true;
-  }
-  return false;
-}
-
 t.test('property: every spelling of a value reads as that value, under every rule for names', async (t) => {
   const rules = ['unchecked', 'top-level', 'everywhere'] as const;
   let withEscapedName = 0;
   fc.assert(
     fc.property(json, fc.integer(), fc.boolean(), fc.nat(2), (v, seed, bom, rule) => {
-      let x = seed >>> 0;
-      const pick = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32;
+      const pick = picker(seed);
       const body = `${pick() < 0.5 ? '' : ' \n'}${write(v, pick)}${pick() < 0.5 ? '' : '\r\n'}`;
       if (escapedName(body)) withEscapedName++;
       if (hasEscapedName(body) !== escapedName(body)) return false;
