@@ -4,29 +4,21 @@
 // operator: only the operator's --fetch-private lets a listed address through, and by default
 // nothing does. Without --tenants the one app's owner runs the server: any, as before.
 
-import { once } from 'node:events';
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import t from 'tap';
 import type { FetchPrivate } from '../../src/exchange/fetch-private.ts';
 import { isPublicAddress } from '../../src/sandbox/ops/fetch.ts';
 import { spawnServer } from '../helpers/process.ts';
 import { makeApp, startServer } from '../helpers/server.ts';
+import { upstream } from '../helpers/upstream.ts';
 import { body, sandboxServer } from './harness.ts';
 
 // The server's own port, or anything else on the host's loopback: it counts what reached it.
 let reached = 0;
-const upstream = createServer((_req, res) => {
+const PORT = await upstream(t, (_req, res) => {
   reached++;
   res.end('inside');
 });
-upstream.listen(0, '127.0.0.1');
-await once(upstream, 'listening');
-t.teardown(() => {
-  upstream.closeAllConnections();
-  upstream.close();
-});
-const PORT = (upstream.address() as AddressInfo).port;
 
 /** Spellings of 127.0.0.1 a tenant might list; the URL parser makes every one http://127.0.0.1:<port>. */
 const LOOPBACK = [`http://127.0.0.1:${PORT}`, `http://2130706433:${PORT}`, `http://0x7f.1:${PORT}`, `http://127.1:${PORT}`];

@@ -6,26 +6,17 @@
 // request, the host's replies and a fetch response's json() with that JSON.parse; now it reads
 // escaped names around it, as the host does (test/sandbox/attack-json-escaped-name-cache.test.ts).
 
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { send } from '../helpers/server.ts';
+import { upstream } from '../helpers/upstream.ts';
 import { body, sandboxServer } from './harness.ts';
 
 // An upstream API that answers with the text in `?text=`: names like `"caf\u00e9"`, as Python's
 // json.dumps writes every name outside ASCII.
-const upstream = createServer((req, res) => {
+const UP = `http://127.0.0.1:${await upstream(t, (req, res) => {
   res.setHeader('content-type', 'application/json');
   res.end(new URL(req.url!, 'http://upstream').searchParams.get('text'));
-});
-upstream.listen(0, '127.0.0.1');
-await once(upstream, 'listening');
-t.teardown(() => {
-  upstream.closeAllConnections();
-  upstream.close();
-});
-const UP = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+})}`;
 
 const app = await sandboxServer({
   models: { notes: { fields: { text: { type: 'string' } } } },

@@ -2,17 +2,16 @@
 // name resolves to, never following a redirect, within its count, time and size; and app
 // settings (`/app/env/…`) that no other tenant can read.
 
-import { once } from 'node:events';
-import { createServer, request, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import t from 'tap';
 import { isPublicAddress } from '../../src/sandbox/ops/fetch.ts';
 import { makeApp, startServer } from '../helpers/server.ts';
+import { upstream } from '../helpers/upstream.ts';
 import { body, sandboxServer } from './harness.ts';
 
 // The upstream service a handler calls: it records what it received.
 const seen: IncomingHttpHeaders[] = [];
-const upstream = createServer((req, res) => {
+const PORT = await upstream(t, (req, res) => {
   seen.push(req.headers);
   if (req.url === '/hello') {
     res.setHeader('content-type', 'application/json');
@@ -25,13 +24,7 @@ const upstream = createServer((req, res) => {
     // Never answers: the handler's fetch must give up on its own.
   } else res.writeHead(404).end();
 });
-upstream.listen(0, '127.0.0.1');
-await once(upstream, 'listening');
-t.teardown(() => {
-  upstream.closeAllConnections();
-  upstream.close();
-});
-const UP = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+const UP = `http://127.0.0.1:${PORT}`;
 
 /** A handler that fetches `?to=` (with `?method=`, `?times=`) and reports what came back or what was thrown. */
 const CALLER = `export async function onList() {
@@ -78,7 +71,7 @@ t.test('an origin not listed is refused, and so is every scheme but http(s)', as
 });
 
 t.test('a listed name that resolves to a private address is refused (DNS rebinding)', async (t) => {
-  const port = (upstream.address() as AddressInfo).port;
+  const port = PORT;
   const call = await caller(t, { fetch: { allow: [`http://localhost:${port}`] } });
   seen.length = 0;
   t.match((await call(`http://localhost:${port}/hello`)).error, /localhost resolves to an address that is not public \((127\.0\.0\.1|::1)\)/);
