@@ -1014,7 +1014,7 @@ for (const name of ['FinalizationRegistry', 'WeakRef', 'SharedArrayBuffer', 'Ato
 // held 1 GB), until --max-rss stopped other tenants' handlers. Neither is available to handlers.
 delete Intl.Segmenter;
 delete Intl.v8BreakIterator;
-// Every other Intl object holds ICU data outside the V8 heap too (about 10 KB a DateTimeFormat),
+// Every other Intl object holds ICU data outside the V8 heap too (about 28 KB a DateTimeFormat),
 // which V8 undercounts, so a small heap is rarely collected: a handler that made a DateTimeFormat
 // per value (or called toLocaleString with options, which makes one each call) left 100 MB per
 // 10,000 in the process, past its isolate's limit, until --max-rss stopped other tenants'
@@ -1063,7 +1063,7 @@ delete Intl.v8BreakIterator;
   const setHas = Set.prototype.has;
   const setAdd = Set.prototype.add;
   const admittedPatterns = new Set();
-  /** Admits the pattern of a date format made from `args` (replaced as above); its calendar and whether it is a heavy one. */
+  /** Admits the pattern of a date format made from `args` (replaced as above); whether its calendar is a heavy one. */
   const datePattern = (args) => {
     const locales = args[0];
     const list = locales === undefined ? [] : canonicalLocales(locales);
