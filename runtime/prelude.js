@@ -355,6 +355,9 @@ function scalarText(value, what) {
 // The request being served, and the context keys of README "Handlers".
 
 let current = null;
+// Called when a request begins and when it ends: drops what the runtime kept for that request
+// alone (the Intl block below sets it).
+let requestBoundary = () => {};
 
 function req() {
   if (current === null) throw new ErrorCtor('svc: the runtime API is available only while a request is served');
@@ -963,6 +966,7 @@ function outcome(r, failure) {
 function run(id, requestJson, token) {
   // Tell the host this request runs now (it may have waited behind others in this isolate).
   hostRef.applyIgnored(undefined, ['start', '', '', token]);
+  requestBoundary();
   const h = handlers.get(id);
   if (h === undefined) throw new ErrorCtor(`svc: handler ${id} is not installed`);
   const r = newRequest(parseJson(requestJson), token);
@@ -972,6 +976,7 @@ function run(id, requestJson, token) {
     result = dispatch(r, h.factory());
   } catch (e) {
     current = null;
+    requestBoundary();
     return jsonStringify(outcome(r, describeError(e, 'threw')));
   }
   let then;
@@ -980,16 +985,19 @@ function run(id, requestJson, token) {
       then = result.then;
     } catch (e) {
       current = null;
+      requestBoundary();
       return jsonStringify(outcome(r, describeError(e, 'threw')));
     }
   }
   if (typeof then !== 'function') {
     current = null;
+    requestBoundary();
     return jsonStringify(outcome(r, undefined));
   }
   // The runtime API is closed before describeError reads the value (its getters are handler code).
   const settle = (rejected, e) => {
     if (current === r) current = null;
+    requestBoundary();
     try {
       hostRef.applySyncPromise(undefined, ['finish', jsonStringify(outcome(r, rejected ? describeError(e, 'rejected with') : undefined)), '', r.token]);
     } catch {
@@ -1057,12 +1065,26 @@ delete Intl.v8BreakIterator;
   // as their canonical list (one string stays, so that V8's own cache still answers a Date's
   // repeated calls), and the options that choose a pattern as own values (strings, hour12 a
   // boolean) on an object whose prototype is the handler's options (the rest is read from there):
-  // no getter can show V8 another combination than the one admitted.
-  const PATTERN_OPTIONS = ['localeMatcher', 'calendar', 'numberingSystem', 'hourCycle', 'hour12'];
+  // no getter can show V8 another combination than the one admitted. They are read in V8's order;
+  // when reading one throws, V8 is given the values before it and a getter that throws the same
+  // (so V8 throws an earlier value's RangeError, or that), and makes no format: nothing to admit.
+  const PATTERN_OPTIONS = ['localeMatcher', 'calendar', 'numberingSystem', 'hour12', 'hourCycle'];
   const RangeErrorIntl = RangeError;
   const setHas = Set.prototype.has;
   const setAdd = Set.prototype.add;
-  const admittedPatterns = new Set();
+  const admittedKeys = new Set();
+  /** Asks the host to admit `key` (a date pattern's, or 'locale ' and a base name), once per isolate; a RangeError if refused. */
+  const admitIntl = (key) => {
+    if (apply(setHas, admittedKeys, [key])) return;
+    let refusal;
+    try {
+      refusal = hostRef.applySyncPromise(undefined, ['intl', key, '', 0]);
+    } catch {
+      throw new ErrorCtor('svc: the server could not complete this call');
+    }
+    if (refusal !== '') throw new RangeErrorIntl(refusal);
+    apply(setAdd, admittedKeys, [key]);
+  };
   /** Admits the pattern of a date format made from `args` (replaced as above); whether its calendar is a heavy one. */
   const datePattern = (args) => {
     const locales = args[0];
@@ -1071,33 +1093,30 @@ delete Intl.v8BreakIterator;
     let heavy = false;
     for (let i = 0; i < list.length; i++) heavy ||= HEAVY_CALENDAR_TAG.test(list[i]);
     let key = jsonStringify(list);
-    let calendar;
     const options = args[1];
     if ((typeof options === 'object' && options !== null) || typeof options === 'function') {
       const read = {};
       const values = [];
       for (let i = 0; i < PATTERN_OPTIONS.length; i++) {
         const name = PATTERN_OPTIONS[i];
-        const v = options[name];
-        const value = v === undefined ? undefined : name === 'hour12' ? !!v : `${v}`;
+        let value;
+        try {
+          const v = options[name];
+          value = v === undefined ? undefined : name === 'hour12' ? !!v : `${v}`;
+        } catch (e) {
+          read[name] = { get: () => { throw e; }, enumerable: true };
+          args[1] = create(options, read);
+          return false;
+        }
         read[name] = { value, enumerable: true };
         values[i] = value === undefined ? null : value;
       }
-      calendar = read.calendar.value;
+      const calendar = read.calendar.value;
       if (calendar !== undefined) heavy ||= HEAVY_CALENDARS.includes(calendar.toLowerCase());
       args[1] = create(options, read);
       key = jsonStringify([list, values]);
     }
-    if (!apply(setHas, admittedPatterns, [key])) {
-      let refusal;
-      try {
-        refusal = hostRef.applySyncPromise(undefined, ['intl', key, '', 0]);
-      } catch {
-        throw new ErrorCtor('svc: the server could not complete this call');
-      }
-      if (refusal !== '') throw new RangeErrorIntl(refusal);
-      apply(setAdd, admittedPatterns, [key]);
-    }
+    admitIntl(key);
     return heavy;
   };
   // Estimated bytes of ICU memory per object, or a function of the new object (measured with RSS,
@@ -1147,8 +1166,10 @@ delete Intl.v8BreakIterator;
         const options = args[name === 'localeCompare' ? 2 : 1];
         const cached = kind !== undefined && options === undefined && (locales === undefined || typeof locales === 'string');
         if (!cached || lastLocales[kind] !== locales || !hasOwn(lastLocales, kind)) {
-          if (cached) lastLocales[kind] = locales;
+          // Counted (and a date pattern admitted) before V8's cache is taken to hold these locales:
+          // a refusal leaves it as it was, so the same call again is refused again, not made.
           madeIcu(typeof bytes === 'function' ? bytes(args, this) : bytes);
+          if (cached) lastLocales[kind] = locales;
         }
         return apply(original, this, args);
       },
@@ -1164,11 +1185,16 @@ delete Intl.v8BreakIterator;
   countedMethod(Date.prototype, 'toLocaleTimeString', 'time', localeDateBytes);
   // With options, a Date's locale methods make a formatter each call (V8 keeps one only for calls
   // without): about 50 µs and 28 KB of ICU memory a call, and a collection every 150 calls. So the
-  // formatters made for them are kept, by method, locales and options, up to DATE_FORMATTERS per
-  // isolate, and a call formats with its own: what it returns is what the method returns
-  // (ECMA-402's ToLocaleString: the options with the method's default fields, then format). Only
-  // for locales that are a string or strings, and options whose 20 values are primitives, read
-  // once, as V8 reads them; anything else, and a full cache, goes the method's own way.
+  // formatters made for them are kept, by method, locales and options, up to DATE_FORMATTERS, for
+  // the request that made them (then dropped and counted as garbage: 64 in the Hebrew calendar hold
+  // 20 MiB outside the isolate's limit), and a call formats with its own: what it returns is what
+  // the method returns (ECMA-402's ToLocaleString: the options with the method's default fields,
+  // then format). Everything is read once, in V8's order, and V8 is handed what was read: the
+  // locales as their canonical list (Intl.getCanonicalLocales reads them as V8 does, and throws
+  // its errors before any option is read), the options' 20 values; a value that is no primitive, or
+  // whose reading throws, and a full cache, go the method's own way with the values read before it
+  // (V8 reads the rest from the handler's options). Nothing else from the handler is read again, so
+  // an answer cannot depend on how often something was read, nor tell whether a formatter was kept.
   const DATE_FORMATTERS = 64;
   const DATE_TIME_OPTIONS = [
     'localeMatcher', 'calendar', 'numberingSystem', 'hour12', 'hourCycle', 'timeZone', 'weekday', 'era', 'year', 'month',
@@ -1181,9 +1207,28 @@ delete Intl.v8BreakIterator;
   const dateGetTime = Date.prototype.getTime;
   const mapGet = Map.prototype.get;
   const mapSet = Map.prototype.set;
+  const mapClear = Map.prototype.clear;
   const mapSize = getOwnPropertyDescriptor(Map.prototype, 'size').get;
   const isNaNValue = Number.isNaN;
   const dateFormatters = new Map();
+  const canonicalStrings = new Map();
+  // The estimated ICU bytes of the kept formatters: garbage once they are dropped.
+  let keptBytes = 0;
+  requestBoundary = () => {
+    apply(mapClear, canonicalStrings, []);
+    if (apply(mapSize, dateFormatters, []) === 0) return;
+    apply(mapClear, dateFormatters, []);
+    const bytes = keptBytes;
+    keptBytes = 0;
+    madeIcu(bytes);
+  };
+  /** Options for V8: the first `n` values read (`values`), `last` (a descriptor) for the next, the rest from `options`. */
+  const handOff = (options, values, n, last) => {
+    const props = {};
+    for (let i = 0; i < n; i++) props[DATE_TIME_OPTIONS[i]] = { value: values[i], enumerable: true };
+    props[DATE_TIME_OPTIONS[n]] = { ...last, enumerable: true };
+    return create(options, props);
+  };
   const cachedDateMethod = (name, required, defaults) => {
     const uncached = Date.prototype[name];
     const method = {
@@ -1191,25 +1236,37 @@ delete Intl.v8BreakIterator;
         const time = apply(dateGetTime, this, []); // a TypeError for what is not a Date, as the method's
         // As the method: an invalid date is "Invalid Date" before its locales and options are read.
         if (isNaNValue(time)) return 'Invalid Date';
-        const locales = args[0];
         const options = args[1];
         if (typeof options !== 'object' || options === null) return apply(uncached, this, args);
-        let localeKey = locales;
-        if (isArray(locales)) {
-          for (let i = 0; i < locales.length; i++) if (typeof locales[i] !== 'string') return apply(uncached, this, args);
-          localeKey = jsonStringify(locales);
-        } else if (locales !== undefined && typeof locales !== 'string') return apply(uncached, this, args);
+        const locales = args[0];
+        let list;
+        if (typeof locales === 'string') {
+          // One string is read the same every time: its list is kept with the formatters.
+          list = apply(mapGet, canonicalStrings, [locales]);
+          if (list === undefined) {
+            list = canonicalLocales(locales);
+            if (apply(mapSize, canonicalStrings, []) < DATE_FORMATTERS) apply(mapSet, canonicalStrings, [locales, list]);
+          }
+        } else if (locales !== undefined) list = canonicalLocales(locales);
+        const raw = [];
         const values = [];
         const read = {};
         for (let i = 0; i < DATE_TIME_OPTIONS.length; i++) {
-          const v = options[DATE_TIME_OPTIONS[i]];
-          if (v !== undefined && v !== null && typeof v === 'object') return apply(uncached, this, args);
-          if (typeof v === 'function' || typeof v === 'symbol') return apply(uncached, this, args);
+          let v;
+          try {
+            v = options[DATE_TIME_OPTIONS[i]];
+          } catch (e) {
+            return apply(uncached, this, [list, handOff(options, raw, i, { get: () => { throw e; } })]);
+          }
+          if ((v !== null && typeof v === 'object') || typeof v === 'function' || typeof v === 'symbol') {
+            return apply(uncached, this, [list, handOff(options, raw, i, { value: v })]);
+          }
+          raw[i] = v;
           // Each value with its type: 1 and '1', null and NaN must not share a formatter.
           values[i] = v === undefined ? 0 : [typeof v, StringCtor(v)];
           if (v !== undefined) read[DATE_TIME_OPTIONS[i]] = v;
         }
-        const key = jsonStringify([name, locales === undefined ? 0 : localeKey, values]);
+        const key = jsonStringify([name, list === undefined ? 0 : list, values]);
         let format = apply(mapGet, dateFormatters, [key]);
         if (format === undefined) {
           // ECMA-402 ToDateTimeOptions: a method's default fields when the options name none.
@@ -1218,12 +1275,14 @@ delete Intl.v8BreakIterator;
           if (required !== 'date') for (let i = 0; i < TIME_FIELDS.length; i++) if (read[TIME_FIELDS[i]] !== undefined) needDefaults = false;
           // The method's own TypeErrors (timeStyle for a date, dateStyle for a time), and a full cache.
           if ((required === 'date' && read.timeStyle !== undefined) || (required === 'time' && read.dateStyle !== undefined) || apply(mapSize, dateFormatters, []) >= DATE_FORMATTERS) {
-            return apply(uncached, this, [locales, read]);
+            return apply(uncached, this, [list, read]);
           }
           if (needDefaults && defaults !== 'time') read.year = read.month = read.day = 'numeric';
           if (needDefaults && defaults !== 'date') read.hour = read.minute = read.second = 'numeric';
-          format = apply(boundFormat, new CountedDateTimeFormat(locales, read), []);
+          const formatter = new CountedDateTimeFormat(list, read);
+          format = apply(boundFormat, formatter, []);
           apply(mapSet, dateFormatters, [key, format]);
+          keptBytes += dateTimeBytes(apply(dateTimeOptions, formatter, []).calendar);
         }
         return format(time);
       },
@@ -1240,6 +1299,37 @@ delete Intl.v8BreakIterator;
   // A Locale's maximize() and minimize() make another Locale without its constructor.
   countedMethod(Intl.Locale.prototype, 'maximize', undefined, 1024);
   countedMethod(Intl.Locale.prototype, 'minimize', undefined, 1024);
+  // A Locale's collations, hour cycles, numbering systems and week info open ICU's resource bundles
+  // for the locale as written (not one V8 resolved among those it has): ICU keeps an entry for each
+  // name it tried (de_DE_V1_A1, then de_DE_V1, …), found or not, for the life of the process, about
+  // 2 KB a call of a locale with new variants, without end (test: attack-intl-locale-data). Each new
+  // base name (keywords open nothing) is admitted by the host first, as a date pattern is. Its
+  // calendars, time zones, text info, maximize and minimize open no such data.
+  const localeBaseName = getOwnPropertyDescriptor(Intl.Locale.prototype, 'baseName').get;
+  /** Admits the data of `locale`'s base name; nothing for what is no Locale (the method throws its own TypeError). */
+  const admitLocaleData = (locale) => {
+    let baseName;
+    try {
+      baseName = apply(localeBaseName, locale, []);
+    } catch {
+      return;
+    }
+    admitIntl(`locale ${baseName}`);
+  };
+  for (const name of ['getCollations', 'getHourCycles', 'getNumberingSystems', 'getWeekInfo', 'collations', 'hourCycles', 'numberingSystems', 'weekInfo']) {
+    const d = getOwnPropertyDescriptor(Intl.Locale.prototype, name);
+    if (d === undefined) continue;
+    const original = d.get ?? d.value;
+    const wrapped = {
+      [name](...args) {
+        admitLocaleData(this);
+        return apply(original, this, args);
+      },
+    }[name];
+    defineProperty(wrapped, 'name', { value: original.name });
+    defineProperty(wrapped, 'length', { value: original.length });
+    defineProperty(Intl.Locale.prototype, name, d.get ? { ...d, get: wrapped } : { ...d, value: wrapped });
+  }
   // formatRange and formatRangeToParts give their DateTimeFormat an ICU interval format the first
   // time (56 KB, which it keeps), and a copy of it to each call.
   const ranged = new WeakSet();

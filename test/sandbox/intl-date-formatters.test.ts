@@ -1,6 +1,6 @@
 // A Date's toLocaleString, toLocaleDateString and toLocaleTimeString with options make a formatter
 // each call in V8 (about 50 µs and 28 KB of ICU memory); the runtime keeps the ones it made, by
-// method, locales and options, 64 per isolate (runtime/prelude.js). What a handler gets must be
+// method, locales and options, 64 during a request (runtime/prelude.js). What a handler gets must be
 // what V8's own method gives, for every locale, option and date: the answers of a handler are
 // compared with those of a bare isolate (no prelude) in this process, errors by their name.
 
@@ -62,8 +62,8 @@ async function bare(cases: string): Promise<unknown[]> {
   }
 }
 
-// Each method in a server of its own, so that each key is served by a kept formatter (up to 64 per
-// isolate) and, for the keys past them, by the method's own way: both compared.
+// Each method in a server of its own; in one request each key is served by a kept formatter (up to
+// 64 in a request) and, for the keys past them, by the method's own way: both compared.
 for (const method of METHODS) {
   t.test(`${method}: what V8's own method answers, for ${LOCALES.length * OPTIONS.length} locales and options and ${DATES.length} dates each`, async (t) => {
     const cases = JSON.stringify(LOCALES.flatMap((l) => OPTIONS.map((o) => [method, l ?? null, o])));
@@ -77,7 +77,7 @@ for (const method of METHODS) {
       const got = (await body(await fetch(s.at('/resources/probe')))) as unknown[];
       t.equal(got.length, expected.length, `round ${round}: every case answered`);
       const differ = got.map((v, i) => [i, v, expected[i]] as const).filter(([, v, e]) => v !== e);
-      t.same(differ.slice(0, 5), [], `round ${round}${round === 2 ? ' (kept formatters)' : ''}: the same answers`);
+      t.same(differ.slice(0, 5), [], `round ${round}: the same answers`);
     }
     t.ok(expected.some((v) => typeof v === 'string' && v.startsWith('throws')), 'errors are among the cases');
   });
