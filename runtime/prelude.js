@@ -971,12 +971,16 @@ function run(id, requestJson, token) {
   if (h === undefined) throw new ErrorCtor(`svc: handler ${id} is not installed`);
   const r = newRequest(parseJson(requestJson), token);
   current = r;
+  /** The request is over for the runtime: its API closes, what was kept for it alone is dropped. */
+  const ended = () => {
+    if (current === r) current = null;
+    requestBoundary();
+  };
   let result;
   try {
     result = dispatch(r, h.factory());
   } catch (e) {
-    current = null;
-    requestBoundary();
+    ended();
     return jsonStringify(outcome(r, describeError(e, 'threw')));
   }
   let then;
@@ -984,20 +988,17 @@ function run(id, requestJson, token) {
     try {
       then = result.then;
     } catch (e) {
-      current = null;
-      requestBoundary();
+      ended();
       return jsonStringify(outcome(r, describeError(e, 'threw')));
     }
   }
   if (typeof then !== 'function') {
-    current = null;
-    requestBoundary();
+    ended();
     return jsonStringify(outcome(r, undefined));
   }
   // The runtime API is closed before describeError reads the value (its getters are handler code).
   const settle = (rejected, e) => {
-    if (current === r) current = null;
-    requestBoundary();
+    ended();
     try {
       hostRef.applySyncPromise(undefined, ['finish', jsonStringify(outcome(r, rejected ? describeError(e, 'rejected with') : undefined)), '', r.token]);
     } catch {
@@ -1068,7 +1069,12 @@ delete Intl.v8BreakIterator;
   // no getter can show V8 another combination than the one admitted. They are read in V8's order;
   // when reading one throws, V8 is given the values before it and a getter that throws the same
   // (so V8 throws an earlier value's RangeError, or that), and makes no format: nothing to admit.
-  const PATTERN_OPTIONS = ['localeMatcher', 'calendar', 'numberingSystem', 'hour12', 'hourCycle'];
+  // A DateTimeFormat's options, in the order V8 reads them; the first five choose its pattern.
+  const DATE_TIME_OPTIONS = [
+    'localeMatcher', 'calendar', 'numberingSystem', 'hour12', 'hourCycle', 'timeZone', 'weekday', 'era', 'year', 'month',
+    'day', 'dayPeriod', 'hour', 'minute', 'second', 'fractionalSecondDigits', 'timeZoneName', 'formatMatcher', 'dateStyle', 'timeStyle',
+  ];
+  const PATTERN_OPTIONS = DATE_TIME_OPTIONS.slice(0, 5);
   const RangeErrorIntl = RangeError;
   const setHas = Set.prototype.has;
   const setAdd = Set.prototype.add;
@@ -1196,10 +1202,6 @@ delete Intl.v8BreakIterator;
   // (V8 reads the rest from the handler's options). Nothing else from the handler is read again, so
   // an answer cannot depend on how often something was read, nor tell whether a formatter was kept.
   const DATE_FORMATTERS = 64;
-  const DATE_TIME_OPTIONS = [
-    'localeMatcher', 'calendar', 'numberingSystem', 'hour12', 'hourCycle', 'timeZone', 'weekday', 'era', 'year', 'month',
-    'day', 'dayPeriod', 'hour', 'minute', 'second', 'fractionalSecondDigits', 'timeZoneName', 'formatMatcher', 'dateStyle', 'timeStyle',
-  ];
   const DATE_FIELDS = ['weekday', 'year', 'month', 'day'];
   const TIME_FIELDS = ['dayPeriod', 'hour', 'minute', 'second', 'fractionalSecondDigits'];
   const CountedDateTimeFormat = Intl.DateTimeFormat;

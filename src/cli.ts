@@ -82,14 +82,15 @@ function checkPublicUrl(url: string, tenants: boolean): void {
   const port = /:(\d+)$/.exec(url)?.[1];
   if (port !== undefined && Number(port) > 65535) throw new UsageError(`--public-url ${url}: the port must be at most 65535, not ${port}`);
   if (port !== undefined && Number(port) === 0) throw new UsageError(`--public-url ${url}: no client can connect to port 0; give the port clients use (1 to 65535), or none`);
-  if (!URL.canParse(url.replaceAll('{tenant}', 'tenant'))) {
+  const parsed = URL.parse(url.replaceAll('{tenant}', 'tenant'));
+  if (parsed === null) {
     throw new UsageError(`--public-url ${url} is not a URL: its host must be a name or an IP address (an IPv4 address is four numbers of 0 to 255)`);
   }
   if (bracketed === undefined) {
     const host = /^https?:\/\/([^:]+)/.exec(url)![1]!;
     // The URL parser reads other spellings of IPv4 as an address (1.2.3 is 1.2.0.3, 0x7f.1 and
     // 2130706433 are 127.0.0.1), and lets a name have empty labels (a..b, .): a typo either way.
-    const address = new URL(url.replaceAll('{tenant}', 'tenant')).hostname;
+    const address = parsed.hostname;
     if (isIP(address) === 4 && address !== host) {
       throw new UsageError(`--public-url ${url}: ${host} is read as the IPv4 address ${address}; write an IPv4 address as four numbers of 0 to 255 (such as 192.0.2.1)`);
     }

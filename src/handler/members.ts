@@ -89,15 +89,18 @@ export function etagOf(member: { readonly updated: string }, version: string, su
  * for `*` (any current member). Tags that are not ours, or of another representation or version,
  * stand for no stamp, so they never match.
  */
+/** One of our entity tags, weak or not: `W/`, the stamp, the model's version, the representation's suffix. */
+const ENTITY_TAG = /^(W\/)?"([0-9a-z]{1,12})(?:\.([0-9a-z]+))?([^"]*)"$/;
+
 export function parseEtags(header: string, weak: boolean, suffixes: readonly string[], version?: string): string[] | undefined {
   if (header.trim() === '*') return undefined;
   const stamps: string[] = [];
   for (const raw of header.split(',')) {
     // If-Match compares strongly, If-None-Match weakly (RFC 9110 §13.1.1, §13.1.2); either way
     // the opaque tag, suffix included, must be the same.
-    const m = (weak ? /^(?:W\/)?"([0-9a-z]{1,12})(?:\.([0-9a-z]+))?([^"]*)"$/ : /^"([0-9a-z]{1,12})(?:\.([0-9a-z]+))?([^"]*)"$/).exec(raw.trim());
-    if (!m || !suffixes.includes(m[3]!) || (version !== undefined && m[2] !== version)) continue;
-    const d = new Date(parseInt(m[1]!, 36));
+    const m = ENTITY_TAG.exec(raw.trim());
+    if (!m || (m[1] !== undefined && !weak) || !suffixes.includes(m[4]!) || (version !== undefined && m[3] !== version)) continue;
+    const d = new Date(parseInt(m[2]!, 36));
     if (!Number.isNaN(d.getTime()) && d.getUTCFullYear() <= 9999) stamps.push(d.toISOString());
   }
   return stamps;

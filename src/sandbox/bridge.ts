@@ -15,7 +15,7 @@ import { JsonText } from '../handler/default-handler.ts';
 import { EVENTS, handlerName } from '../routing/events.ts';
 import { GuestError, HEADER_NAME, HEADER_VALUE, malformed, MAX_HEADERS, MAX_LOG_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, outputCap, parseGuestJson, SERVER_HEADERS, type Call } from './guest.ts';
 import { OPS } from './ops/index.ts';
-import { admitDatePattern } from './ops/intl.ts';
+import { admitIntl } from './ops/intl.ts';
 
 const PRELUDE = readFileSync(new URL('../../runtime/prelude.js', import.meta.url), 'utf8');
 
@@ -114,9 +114,10 @@ export function requestJson(ex: Exchange): string {
  */
 export function createHostCall(calls: CallRegistry) {
   return (op: unknown, payloadText: unknown, text: unknown, token: unknown): string | Promise<string> => {
-    // A date format's locale and options, before V8 makes one: admitted or refused for the whole
-    // process (ops/intl.ts), also from a handler's top-level code, which runs in no request.
-    if (op === 'intl') return admitDatePattern(calls.app, payloadText);
+    // A date format's locale and options, or a locale whose data Intl.Locale opens, before V8
+    // does: admitted or refused for the whole process (ops/intl.ts), also from a handler's
+    // top-level code, which runs in no request.
+    if (op === 'intl') return admitIntl(calls.app, payloadText);
     const call = typeof token === 'number' ? calls.lookup(token) : undefined;
     if (!call) return reply(new GuestError('svc: no request is being served'));
     // The most frequent call, one-way and synchronous: no promise, no JSON.

@@ -1,4 +1,4 @@
-// Date patterns: the one `Intl` memory that outlives every isolate. V8 keeps a date-time pattern
+// Date patterns and locale data: the `Intl` memory that outlives every isolate. V8 keeps a date-time pattern
 // generator (35–75 KB of ICU data) for each locale, calendar, numbering system and hour cycle a
 // DateTimeFormat (or a Date's toLocaleString) was made for, in one cache for the whole process,
 // never emptied: neither a collection nor disposing the isolate frees it. Millions of such
@@ -57,7 +57,7 @@ const localeData: Admission = {
 };
 
 /** '' when app may use the combination (or locale) `key` names (admitting it if new), else why not. */
-export function admitDatePattern(app: string, key: unknown): string {
+export function admitIntl(app: string, key: unknown): string {
   if (typeof key !== 'string' || key.length > MAX_KEY_CHARS) return `svc: a date format of over ${MAX_KEY_CHARS} characters of locales and options; use fewer locales`;
   const kind = key.startsWith(LOCALE_KEY) ? localeData : datePatterns;
   if (kind.admitted.has(key)) return '';
