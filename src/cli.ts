@@ -56,7 +56,8 @@ const OPTIONS = {
 /**
  * The flags `svc check` takes; every other flag is an option of `svc serve`, and `svc check`
  * refuses it rather than ignore it (`svc check --port 0` looks like it checked something with
- * it). Their environment variables are not refused: a shell or an image sets them for serve.
+ * it). Their environment variables are neither refused nor read: a shell or an image sets them
+ * for serve, and a value serve would refuse (SVC_FETCH_PRIVATE=private) is not check's to judge.
  */
 const CHECK_FLAGS: readonly string[] = ['app', 'tenants', 'types', 'help'];
 
@@ -107,7 +108,7 @@ export interface CheckOptions {
   readonly types: boolean;
 }
 
-export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: string; config: Config; check: CheckOptions } {
+export function parseConfig(argv: string[], processEnv: NodeJS.ProcessEnv): { command: string; config: Config; check: CheckOptions } {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -128,6 +129,10 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): { command: 
     const flags = serveOnly.map((name) => `--${name}`).join(', ');
     throw new UsageError(`${flags} ${serveOnly.length === 1 ? 'is an option' : 'are options'} of svc serve; svc check takes only --app or --tenants, and --types`);
   }
+  // What `svc check` does not take keeps its default: it reads the environment of its own flags
+  // only (CHECK_FLAGS), so no check of a serve option below ever runs for it.
+  const env: NodeJS.ProcessEnv =
+    command === 'check' ? Object.fromEntries(Object.entries(OPTIONS).filter(([name]) => CHECK_FLAGS.includes(name)).map(([, o]) => [o.env, processEnv[o.env]])) : processEnv;
   const flag = (name: keyof typeof OPTIONS): string | undefined => (values as Record<string, unknown>)[name] as string | undefined;
   const get = (name: keyof typeof OPTIONS): string | undefined => flag(name) ?? (env[OPTIONS[name].env] || undefined);
   const given: { -readonly [K in keyof Limits]?: Limits[K] } = {};

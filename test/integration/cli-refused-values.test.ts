@@ -2,8 +2,10 @@
 // (exit 2, naming the flag): an empty --host, {tenant} in --public-url without tenants, a
 // --public-url no client could use (brackets around an IPv4 address, a port past 65535), a
 // --fetch-private that is not CIDR blocks, and --workers on a store that lives in each process.
+// `svc check`, which takes none of these, judges none of their environment variables: it failed on
+// a SVC_FETCH_PRIVATE (or SVC_WORKERS, SVC_CORS, …) set for `svc serve`.
 
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import t from 'tap';
 import { parseConfig } from '../../src/cli.ts';
@@ -108,4 +110,55 @@ t.test('--fetch-private: none, any or CIDR blocks; anything else is refused nami
   t.same(of(['--fetch-private', 'none']), []);
   t.same(of(['--tenants', '/t'], { SVC_FETCH_PRIVATE: '127.0.0.0/8, 169.254.169.254 ,fd00::/8,::1' }), ['127.0.0.0/8', '169.254.169.254/32', 'fd00::/8', '::1/128']);
   t.same(of(['--tenants', '/t', '--fetch-private', '10.0.0.0/8'], { SVC_FETCH_PRIVATE: 'any' }), ['10.0.0.0/8'], 'the flag wins');
+});
+
+t.test('svc check reads no environment variable of svc serve, so one serve would refuse does not fail it', async (t) => {
+  // Each variable of a serve option, with a value serve refuses.
+  const refused: [NodeJS.ProcessEnv, RegExp][] = [
+    [{ PORT: '99999' }, /--port must be at most 65535/],
+    [{ SVC_PUBLIC_URL: 'https://{tenant}.example.com' }, /--public-url .*--tenants/],
+    [{ SVC_CORS: 'example.com' }, /--cors takes origins/],
+    [{ SVC_FETCH_PRIVATE: 'private' }, /--fetch-private: "private" is not a CIDR block/],
+    [{ SVC_WORKERS: 'many' }, /--workers must be an integer/],
+    [{ SVC_WORKERS: '2', SVC_STORE: 'sqlite::memory:' }, /--workers 2 needs a store the workers share/],
+    [{ SVC_TENANT_CONCURRENCY: '0' }, /--tenant-concurrency must be an integer ≥ 1/],
+    [{ SVC_TENANT_IDLE: '5m' }, /--tenant-idle must be an integer/],
+    [{ SVC_MAX_RSS: '2G' }, /--max-rss must be an integer/],
+    [{ SVC_LOG_FORMAT: 'xml' }, /--log-format must be text or json/],
+    [{ SVC_LOG_LEVEL: 'loud' }, /--log-level must be one of/],
+    [{ SVC_MAX_BODY: '0' }, /--max-body must be an integer ≥ 1/],
+    [{ SVC_MAX_URL: '1k' }, /--max-url must be an integer/],
+    [{ SVC_REQUEST_TIMEOUT: '0' }, /--request-timeout must be an integer/],
+    [{ SVC_CPU_LIMIT: '-1' }, /--cpu-limit must be an integer/],
+    [{ SVC_MEMORY_LIMIT: '0' }, /--memory-limit must be an integer/],
+    [{ SVC_MAX_OUTPUT: '0' }, /--max-output must be an integer/],
+    [{ SVC_STORE_LIMIT: '0' }, /--store-limit must be an integer/],
+  ];
+  /** `svc check`'s config in `env`, or the message it refuses it with. */
+  const checked = (env: NodeJS.ProcessEnv): unknown => {
+    try {
+      return parseConfig(['check'], env).config;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+  const defaults = parseConfig(['check'], {}).config;
+  for (const [env, message] of refused) {
+    const what = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ');
+    t.throws(() => parseConfig(['serve'], env), message, `${what}: svc serve refuses it`);
+    t.same(checked(env), defaults, `${what}: svc check does not read it`);
+  }
+  // Nor are those serve takes as they come: they change nothing `svc check` does.
+  const accepted = { HOST: '0.0.0.0', SVC_STORE: 'mongodb://db/svc', SVC_DEV: '1', SVC_WAIT_FOR_STORE: '1' };
+  t.same(checked(accepted), defaults, 'nor those serve takes');
+  t.match(parseConfig(['check'], { SVC_APP: '/a' }).config, { app: '/a' }, 'SVC_APP, of --app, is read');
+  t.match(parseConfig(['check'], { SVC_TENANTS: '/t' }).config, { tenants: '/t' }, 'SVC_TENANTS, of --tenants, is read');
+
+  // All of them at once, as an image or a shell set for serve: the check runs and passes.
+  const env = { ...process.env, ...Object.assign({}, ...refused.map(([e]) => e)), SVC_APP: EXAMPLE_APP };
+  const { code, out } = await new Promise<{ code: number; out: string }>((resolve) =>
+    execFile(NODE, [...NODE_FLAGS, join(ROOT, 'src/cli.ts'), 'check'], { cwd: ROOT, env }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, out: stdout + stderr })),
+  );
+  t.equal(code, 0, out);
+  t.match(out, /^svc check: \d+ models, \d+ handlers: ok$/m, 'the app was checked');
 });
