@@ -62,15 +62,16 @@ function memberNotFound(model: Model, id: number): SvcError {
 }
 
 function sendMember(ex: Exchange, model: Model, member: Member, status: number): void {
-  sendRendered(ex, status, model, member, ex.representation.renderMember(renderContext(ex, model), member));
+  const ctx = renderContext(ex, model);
+  sendRendered(ex, status, ctx, member, ex.representation.renderMember(ctx, member));
 }
 
-/** A member's response: `body`, its representation, tagged by `updated` and the representation. */
-function sendRendered(ex: Exchange, status: number, model: Model, member: { readonly updated: string }, body: string): void {
+/** A member's response: `body`, its representation rendered in `ctx`, tagged by `updated` and what the bytes depend on (etagOf). */
+function sendRendered(ex: Exchange, status: number, ctx: RenderContext, member: { readonly updated: string }, body: string): void {
   const rep = ex.representation;
   ex.res.setStatus(status);
   ex.res.setHeader('content-type', rep.contentType);
-  ex.res.setHeader('etag', etagOf(member, model.version, rep.etagSuffix));
+  ex.res.setHeader('etag', etagOf(member, rep.etagVersion(ctx), rep.etagSuffix));
   ex.res.end(body);
 }
 
@@ -205,28 +206,32 @@ async function retrieve(ex: Exchange, model: Model, collect: boolean): Promise<D
   if (rep.renderMemberJson && ex.store.getJson) {
     const found = await ex.store.getJson(model, id);
     if (!found) throw memberNotFound(model, id);
-    if (!notModified(ex, model, found)) sendRendered(ex, 200, model, found, rep.renderMemberJson(renderContext(ex, model), found.text));
+    const ctx = renderContext(ex, model);
+    if (!notModified(ex, ctx, found)) sendRendered(ex, 200, ctx, found, rep.renderMemberJson(ctx, found.text));
     return collect ? { member: new JsonText(found.text) } : {};
   }
   const member = await getMember(ex.store, model, id);
   if (!member) throw memberNotFound(model, id);
-  if (!notModified(ex, model, member)) sendMember(ex, model, member, 200);
+  const ctx = renderContext(ex, model);
+  if (!notModified(ex, ctx, member)) sendRendered(ex, 200, ctx, member, rep.renderMember(ctx, member));
   return { member };
 }
 
 /**
  * Answers 304 when the client's If-None-Match names the member as it is, in the representation
- * asked for, of the model as it is (RFC 9110 §13.1.2): the other representation's tag, or a tag of
- * before the model changed, is of bytes the client has not got, so it is answered 200 with these.
+ * asked for, rendered as in `ctx` (RFC 9110 §13.1.2): the other representation's tag, a tag of
+ * before the model changed, or an Atom tag of other links, is of bytes the client has not got, so
+ * it is answered 200 with these.
  */
-function notModified(ex: Exchange, model: Model, member: { readonly updated: string }): boolean {
+function notModified(ex: Exchange, ctx: RenderContext, member: { readonly updated: string }): boolean {
   const inm = ex.headers['if-none-match'];
   if (inm === undefined) return false;
-  const suffix = ex.representation.etagSuffix;
-  const tags = parseEtags(inm, true, [suffix], model.version);
+  const rep = ex.representation;
+  const version = rep.etagVersion(ctx);
+  const tags = parseEtags(inm, true, [rep.etagSuffix], version);
   if (tags !== undefined && !tags.includes(member.updated)) return false;
   ex.res.setStatus(304);
-  ex.res.setHeader('etag', etagOf(member, model.version, suffix));
+  ex.res.setHeader('etag', etagOf(member, version, rep.etagSuffix));
   ex.res.end();
   return true;
 }

@@ -71,37 +71,50 @@ export function nextUpdated(previous?: string): string {
   return new Date(now > prev ? now : prev + 1).toISOString();
 }
 
-/**
- * Strong entity tag of a member in one representation: its `updated` stamp in base 36, a dot, the
- * model's version (Model.version: the representation changes with the model, a field removed or an
- * Atom template changed, though the member does not), then the representation's suffix
- * (`Representation.etagSuffix`: '' for JSON, `-atom` for Atom), so that two different sets of
- * bytes never share a strong validator (RFC 9110 §8.8.3). README "The default handler".
- */
-export function etagOf(member: { readonly updated: string }, version: string, suffix: string): string {
-  return `"${Date.parse(member.updated).toString(36)}.${version}${suffix}"`;
+/** A member's `updated` stamp as its entity tags write it: milliseconds since 1970, in base 36. */
+function stampOf(updated: string): string {
+  return Date.parse(updated).toString(36);
 }
 
 /**
- * The `updated` stamps an If-Match / If-None-Match header names in the representations whose tag
- * suffixes are `suffixes`, of the model at `version` (any version, and tags of before versions
- * were in them, when undefined: a write's condition is on the member, not on its bytes); undefined
- * for `*` (any current member). Tags that are not ours, or of another representation or version,
- * stand for no stamp, so they never match.
+ * Strong entity tag of a member in one representation: its `updated` stamp, a dot, the
+ * representation's version of the model (`Representation.etagVersion`, 8 hex digits: what its
+ * bytes depend on besides the member, such as a field removed, an Atom template changed, the URL
+ * Atom's links are built from), then the representation's suffix (`Representation.etagSuffix`:
+ * '' for JSON, `-atom` for Atom), so that two different sets of bytes never share a strong
+ * validator (RFC 9110 §8.8.3). README "The default handler".
  */
-/** One of our entity tags, weak or not: `W/`, the stamp, the model's version, the representation's suffix. */
-const ENTITY_TAG = /^(W\/)?"([0-9a-z]{1,12})(?:\.([0-9a-z]+))?([^"]*)"$/;
+export function etagOf(member: { readonly updated: string }, version: string, suffix: string): string {
+  return `"${stampOf(member.updated)}.${version}${suffix}"`;
+}
 
+/** One of our entity tags, weak or not: `W/`, then in its quotes the stamp, the version (tags of before versions had none), the representation's suffix. */
+const ENTITY_TAG = /^(W\/)?"([0-9a-z]{1,12})(?:\.([0-9a-f]{8}))?([^"]*)"$/;
+
+/** The spaces and tabs around an element of a list (RFC 9110 §5.6.1); String.trim would take a no-break space too. */
+const OWS = /^[ \t]+|[ \t]+$/g;
+
+/**
+ * The `updated` stamps an If-Match / If-None-Match header names in the representations whose tag
+ * suffixes are `suffixes`, at `version` (any version, and tags of before versions were in them,
+ * when undefined: a write's condition is on the member, not on its bytes); undefined for `*` (any
+ * current member). Tags that are not ours, or of another representation or version, stand for no
+ * stamp, so they never match. Nor does any tag that is not, character for character, one the
+ * server sends (RFC 9110 §8.8.3: opaque tags): the stamp is read as a number, so it must be
+ * written back the same, or `"0<stamp>…"` would name the member as well as its tag does.
+ */
 export function parseEtags(header: string, weak: boolean, suffixes: readonly string[], version?: string): string[] | undefined {
-  if (header.trim() === '*') return undefined;
+  if (header.replace(OWS, '') === '*') return undefined;
   const stamps: string[] = [];
-  for (const raw of header.split(',')) {
+  for (const element of header.split(',')) {
     // If-Match compares strongly, If-None-Match weakly (RFC 9110 §13.1.1, §13.1.2); either way
     // the opaque tag, suffix included, must be the same.
-    const m = ENTITY_TAG.exec(raw.trim());
+    const m = ENTITY_TAG.exec(element.replace(OWS, ''));
     if (!m || (m[1] !== undefined && !weak) || !suffixes.includes(m[4]!) || (version !== undefined && m[3] !== version)) continue;
     const d = new Date(parseInt(m[2]!, 36));
-    if (!Number.isNaN(d.getTime()) && d.getUTCFullYear() <= 9999) stamps.push(d.toISOString());
+    if (Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999) continue;
+    const updated = d.toISOString();
+    if (stampOf(updated) === m[2]) stamps.push(updated);
   }
   return stamps;
 }

@@ -1,5 +1,6 @@
 // The Atom representation (README "Representations", RFC 4287): a list is a feed, a member an entry with XOXO content.
 
+import { hash } from 'node:crypto';
 import type { Member, Model } from '../model/types.ts';
 import { valueText } from '../model/values.ts';
 import { ATOM_NS, XHTML_NS } from './atom-ns.ts';
@@ -91,6 +92,13 @@ export const atom: Representation = {
   defaultOrder: [{ field: 'updated', desc: true }],
   needsNewest: true,
   etagSuffix: '-atom',
+
+  // An entry's links are absolute, built from the collection URL (--public-url, or the request's
+  // Host): with another one they are other bytes, and a client that revalidated an entry cached
+  // before --public-url changed would keep links to the old URL.
+  etagVersion(ctx) {
+    return hash('sha256', `${ctx.model.version} ${ctx.collectionUrl}`, 'hex').slice(0, 8);
+  },
 
   renderCollection(ctx, members) {
     const shape = shapeOf(ctx.model);

@@ -34,6 +34,11 @@ export const json: Representation = {
   needsNewest: false,
   etagSuffix: '',
 
+  // A member's JSON is its fields: no URL in it, so the same on every host.
+  etagVersion(ctx) {
+    return ctx.model.version;
+  },
+
   renderCollection(_ctx, members: AsyncIterable<Member> | readonly Member[]) {
     return Array.isArray(members) ? [JSON.stringify(members)] : jsonArray(texts(members as AsyncIterable<Member>));
   },

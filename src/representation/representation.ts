@@ -40,6 +40,13 @@ export interface Representation {
    */
   readonly etagSuffix: string;
   /**
+   * What a member's bytes in this representation depend on besides the member, as the 8 hex
+   * digits its entity tag holds (handler/members.ts `etagOf`): the model's version
+   * (Model.version), and anything else the representation writes, so that a cache revalidating a
+   * member of other bytes never gets 304 (RFC 9110 §8.8.3).
+   */
+  etagVersion(ctx: RenderContext): string;
+  /**
    * Renders a list as chunks, so that a large list streams: the caller writes each chunk and
    * waits for the socket to drain. `members` is consumed exactly once. A page read whole comes as
    * an array, and is rendered in one piece, with no promise per member.
