@@ -1,7 +1,7 @@
 // The models of one app, reloaded when their files change (checked on use, so no restart is needed).
 
 import { readFileSync, readdirSync, realpathSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { SvcError } from '../errors.ts';
 import { statNow } from './file-stat.ts';
 import { COLLECTION_NAME, loadModel, type LoadResult } from './load.ts';
@@ -25,7 +25,7 @@ export class ModelRegistry {
   readonly #warn: (message: string) => void;
   #cache = new Map<string, Entry>();
 
-  /** `warn` is told of each model file rejected, once per version of the file. */
+  /** `dir` is the app's `models/`; `warn` is told of each model file rejected, once per version of the file. */
   constructor(dir: string, warn: (message: string) => void) {
     this.dir = dir;
     this.#prefix = join(dir, sep);
@@ -47,9 +47,10 @@ export class ModelRegistry {
     let result: LoadResult;
     try {
       // A model is a file of the app: a link out of it (to /etc/passwd, or to another tenant's
-      // model) is refused before it is read.
+      // model) is refused before it is read, and so is one through a `models/` that is a link
+      // out of it: the bound is the app's directory, not `models/`, which may be beta's.
       const real = realpathSync(file);
-      result = real.startsWith(realpathSync(this.dir) + sep)
+      result = real.startsWith(realpathSync(dirname(this.dir)) + sep)
         ? loadModel(file, readFileSync(real, 'utf8'))
         : { ok: false, reason: 'is a link to a file outside the app directory; a model must be a file of the app' };
     } catch (e) {

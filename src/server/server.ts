@@ -25,7 +25,7 @@ import { HttpResponse, sendConnectionProblem } from './response.ts';
 
 export interface ServerOptions {
   /**
-   * The app serving a request, from its Host header; undefined → 404 (unknown tenant). An app it
+   * The app serving a request, from its Host header ('' when it has none); undefined → 404 (unknown tenant). An app it
    * returns is held for the request until `releaseApp(app)`, called once the request is complete
    * (answered, failed or cut off): an idle tenant is closed only when no request holds it.
    */
@@ -229,7 +229,8 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     if (hostCount(req) > 1) throw new SvcError('invalid-header', 'The request has more than one Host header: send exactly one.');
     const host = req.headers.host ?? 'localhost';
     if (!plainHostKnown(host)) throw new SvcError('invalid-header', 'The Host header must be a host name or address with an optional port from 1 to 65535.');
-    const app = await opts.resolveApp(host);
+    // A request without Host names no tenant ('localhost' is only the origin of its URLs).
+    const app = await opts.resolveApp(req.headers.host ?? '');
     if (!app) throw new SvcError('tenant-not-found', `No app is served for host ${JSON.stringify(req.headers.host ?? '')}.`);
     state.app = app;
     state.tenant = app.name;

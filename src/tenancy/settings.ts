@@ -1,8 +1,8 @@
 // Reading an app's `svc.json`: the published JSON Schema (runtime/svc-settings.schema.json, ajv),
 // then limits capped by the server's. A bad file is an error naming the file and what to fix.
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { Ajv } from 'ajv';
 import { SvcError } from '../errors.ts';
 import type { FetchPrivate } from '../exchange/fetch-private.ts';
@@ -30,8 +30,9 @@ interface SettingsFile {
 export function loadSettings(dir: string, server: Limits, fetchPrivate: FetchPrivate): AppSettings {
   let text: string;
   try {
-    text = readFileSync(join(dir, 'svc.json'), 'utf8');
+    text = readAppFile(dir, 'svc.json');
   } catch (err) {
+    if (err instanceof SvcError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { env: new Map(), fetchAllow: [], fetchPrivate, limits: server };
     throw new SvcError('app-settings-invalid', `svc.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`);
   }
@@ -65,6 +66,24 @@ export function loadSettings(dir: string, server: Limits, fetchPrivate: FetchPri
     fetchPrivate,
     limits: limits as unknown as Limits,
   };
+}
+
+/**
+ * The text of `name` in the app directory `dir`, read only when it is a regular file of the app: a
+ * link out of it (to another tenant's svc.json, whose env would become this app's) is refused, and
+ * so is anything but a file, which is opened without waiting (a FIFO would block the process, and
+ * every tenant with it; a device such as /dev/zero never ends).
+ */
+function readAppFile(dir: string, name: string): string {
+  const real = realpathSync(join(dir, name));
+  if (!real.startsWith(realpathSync(dir) + sep)) throw new SvcError('app-settings-invalid', `${name} is a link to a file outside the app directory: make it a file of the app.`);
+  const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw new SvcError('app-settings-invalid', `${name} is not a regular file: make it one.`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -140,7 +140,7 @@ t.test('database file per app', async (t) => {
   t.equal(sqlitePath('sqlite::memory:', 'acme'), ':memory:');
   t.equal(sqlitePath('sqlite:./data/svc.sqlite', ''), './data/svc.sqlite');
   t.equal(sqlitePath('sqlite:./data/svc.sqlite', 'acme'), 'data/svc.acme.sqlite');
-  t.equal(sqlitePath('sqlite:/var/db/store', 'a-1'), '/var/db/store.a-1');
+  t.equal(sqlitePath('sqlite:/var/db/store', 'a-1'), '/var/db/store.a-1.sqlite');
   t.throws(() => sqlitePath('sqlite:./data/svc.sqlite', '../x'));
   t.throws(() => sqlitePath('sqlite:', ''));
   t.throws(() => sqlitePath('mongodb://x', ''));

@@ -13,6 +13,9 @@ export const BUSY_TIMEOUT_MS = 5_000;
  * The database file of app `name` for a `sqlite:` store URI (README "Configuration"): `sqlite::memory:` is a
  * fresh in-memory database per call; `sqlite:<path>` is `<path>` for the single app (`name` ''),
  * and `<dir>/<stem>.<name><ext>` beside it for tenant `name` (`data/svc.sqlite` → `data/svc.acme.sqlite`).
+ * `<ext>` is `.sqlite` when the path has none: SQLite names a database's log and shared memory
+ * after it (`<file>-wal`, `<file>-shm`, `<file>-journal`), so a file name ending in the tenant's
+ * name would make tenant `acme-wal`'s database tenant `acme`'s log.
  */
 export function sqlitePath(uri: string, name: string): string {
   if (!uri.startsWith('sqlite:')) throw new Error(`not a sqlite: store URI: ${uri}`);
@@ -22,7 +25,7 @@ export function sqlitePath(uri: string, name: string): string {
   if (name === '') return path;
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(name)) throw new Error(`invalid app name for a database file: ${JSON.stringify(name)}`);
   const ext = extname(path);
-  return join(dirname(path), `${basename(path, ext)}.${name}${ext}`);
+  return join(dirname(path), `${basename(path, ext)}.${name}${ext || '.sqlite'}`);
 }
 
 /**
