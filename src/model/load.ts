@@ -21,6 +21,12 @@ export const MAX_INDEX_KEYS = 4;
  * from a model keeps its column (its values come back with it): this leaves room for as many.
  */
 export const MAX_FIELDS = 1000;
+/**
+ * Bytes of a model file the server reads, 1 MiB: MAX_FIELDS fields with a label and a description
+ * each fit. A model is read and checked on the event loop when its file changes, so a file of
+ * gigabytes would stall every tenant; over the bound it is model-invalid, and is not read.
+ */
+export const MAX_MODEL_BYTES = 1024 * 1024;
 
 const MODEL_SCHEMA = {
   type: 'object',

@@ -1,10 +1,11 @@
 // The models of one app, reloaded when their files change (checked on use, so no restart is needed).
 
-import { readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { SvcError } from '../errors.ts';
+import { AppFileError, readAppFile } from './app-file.ts';
 import { statNow } from './file-stat.ts';
-import { COLLECTION_NAME, loadModel, type LoadResult } from './load.ts';
+import { COLLECTION_NAME, loadModel, MAX_MODEL_BYTES, type LoadResult } from './load.ts';
 import type { Model } from './types.ts';
 
 interface Entry {
@@ -46,15 +47,13 @@ export class ModelRegistry {
     if (hit?.key === key) return hit.result;
     let result: LoadResult;
     try {
-      // A model is a file of the app: a link out of it (to /etc/passwd, or to another tenant's
-      // model) is refused before it is read, and so is one through a `models/` that is a link
-      // out of it: the bound is the app's directory, not `models/`, which may be beta's.
-      const real = realpathSync(file);
-      result = real.startsWith(realpathSync(dirname(this.dir)) + sep)
-        ? loadModel(file, readFileSync(real, 'utf8'))
-        : { ok: false, reason: 'is a link to a file outside the app directory; a model must be a file of the app' };
+      // Read as a file of the app (app-file.ts): the bound is the app's directory, not `models/`,
+      // which may be a link to beta's. The stat above only finds whether there is a model: the
+      // file may be anything by the time it is read.
+      result = loadModel(file, readAppFile(dirname(this.dir), `models/${name}.json`, MAX_MODEL_BYTES));
     } catch (e) {
-      result = { ok: false, reason: `cannot be read: ${(e as Error).message}` };
+      if (!(e instanceof AppFileError)) throw e;
+      result = { ok: false, reason: `the file ${e.detail}` };
     }
     if (!result.ok) this.#warn(`model models/${name}.json rejected: ${result.reason}`);
     this.#cache.set(name, { key, result });

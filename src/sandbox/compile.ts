@@ -1,11 +1,12 @@
 // Handler scripts → one script each: esbuild bundles the entry with its relative imports, cached until an input changes.
 
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import type * as esbuild from 'esbuild';
 import { SvcError } from '../errors.ts';
+import { AppFileError, readAppFile } from '../model/app-file.ts';
 import { statNow } from '../model/file-stat.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { DEFAULT_LIMITS, type Limits } from '../exchange/limits.ts';
@@ -109,38 +110,36 @@ const remembered = new Map<string, Remembered>();
 /** Entries `remembered` keeps; the oldest goes first. Each is a few file names and a hash. */
 const MAX_REMEMBERED = 10_000;
 
-/** The content key of files (absolute paths): sha256 of their names and contents; undefined if one cannot be read within `maxBytes`. */
-function contentKey(files: readonly string[], maxBytes: number): string | undefined {
+/**
+ * The content key of files of the app `appDir` (absolute paths): sha256 of their names and
+ * contents; undefined if one cannot be read as a file of the app within `maxBytes`.
+ */
+function contentKey(appDir: string, files: readonly string[], maxBytes: number): string | undefined {
   const hash = createHash('sha256');
   for (const file of [...files].sort()) {
-    const contents = readBounded(file, maxBytes);
-    if (typeof contents !== 'string') return undefined;
+    let contents: string;
+    try {
+      contents = readAppFile(appDir, relative(appDir, file), maxBytes);
+    } catch (err) {
+      if (err instanceof AppFileError) return undefined;
+      throw err;
+    }
     hash.update(`${file}\0${contents}\0`);
   }
   return hash.digest('hex');
 }
 
-/**
- * A file's text, reading at most `maxBytes` (never the whole of a larger file); `'too-large'`
- * when it holds more, `'missing'` when it cannot be read.
- */
-function readBounded(file: string, maxBytes: number): string | 'too-large' | 'missing' {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return 'missing';
-  }
-  try {
-    if (fstatSync(fd).size > maxBytes) return 'too-large';
-    // One byte more than allowed tells a file that grew since fstat.
-    const buf = Buffer.allocUnsafe(maxBytes + 1);
-    let length = 0;
-    for (let n; length < buf.length && (n = readSync(fd, buf, length, buf.length - length, null)) > 0; ) length += n;
-    return length > maxBytes ? 'too-large' : buf.toString('utf8', 0, length);
-  } finally {
-    closeSync(fd);
-  }
+/** What onResolve tells onLoad of an import: how the handler wrote it, for onLoad's errors. */
+interface Specifier {
+  readonly specifier: string;
+}
+
+/** The compile error of a handler (`specifier` undefined) or an import that readAppFile refused. */
+function unreadText(err: AppFileError, rel: string, specifier: string | undefined): string {
+  const what = specifier === undefined ? `The handler ${rel}` : `Cannot import "${specifier}": it`;
+  if (err.refusal === 'outside') return `${what} is outside the app directory${specifier === undefined ? ' (a symlink?)' : ''}`;
+  if (err.refusal === 'not-a-file') return `${what} is not a regular file (a named pipe?)`;
+  return specifier === undefined ? `Cannot read the handler ${rel}` : `Cannot read ${err.file}`;
 }
 
 /** The last build queued for each app directory (real path), while one is queued or running. */
@@ -204,13 +203,12 @@ export class Compiler {
     const inputs = new Map<string, string>();
     const hash = createHash('sha256').update(`${COMPILER_VERSION}\0${rel}\0`);
     const sources = new Map<string, string>();
-    const realAppDir = this.#realAppDir;
     const { maxHandlerBytes, compileTimeoutMs } = this.#limits;
 
     const known = remembered.get(file);
     if (known) {
       for (const input of known.files) inputs.set(input, fingerprint(input));
-      if (contentKey(known.files, maxHandlerBytes) === known.key) {
+      if (contentKey(appDir, known.files, maxHandlerBytes) === known.key) {
         const artifact: Artifact = { ok: false, hash: known.key, rel, error: known.error };
         this.#entries.set(file, { inputs, artifact });
         return artifact;
@@ -226,46 +224,41 @@ export class Compiler {
       name: 'svc-app-only',
       setup(build) {
         build.onResolve({ filter: /.*/ }, (args) => {
-          if (args.kind === 'entry-point') {
-            // The handler file itself may be a symlink too: like an import, it must stay inside the
-            // app, or a tenant could run (or read, through compile errors) any file of the host.
-            let real: string;
-            try {
-              real = realpathSync(file);
-            } catch {
-              return { errors: [{ text: `Cannot read the handler ${rel}` }] };
-            }
-            if (!real.startsWith(realAppDir + sep)) return { errors: [{ text: `The handler ${rel} is outside the app directory (a symlink?)` }] };
-            return { path: rel, namespace: NAMESPACE };
-          }
+          // The handler file itself may be a link, and so may an import: onLoad reads each only as
+          // a file of the app, or a tenant could run (or read, through compile errors) any file of the host.
+          if (args.kind === 'entry-point') return { path: rel, namespace: NAMESPACE };
           if (!/^\.\.?\//.test(args.path)) {
             return { errors: [{ text: `Cannot import "${args.path}": a handler may import only relative files of its app (no packages, no Node built-ins)` }] };
           }
           const base = resolve(args.resolveDir, args.path);
+          // By its name: `../../etc/hostname` is refused as what it is before it is looked for.
+          if (!base.startsWith(appDir + sep)) return { errors: [{ text: `Cannot import "${args.path}": it is outside the app directory` }] };
           const candidates = base.endsWith('.js') ? [`${base.slice(0, -3)}.ts`, ...RESOLVE_SUFFIXES.map((s) => base + s)] : RESOLVE_SUFFIXES.map((s) => base + s);
           for (const candidate of candidates) {
-            const fp = fingerprint(candidate);
-            inputs.set(candidate, fp);
-            if (fp === 'missing' || !statSync(candidate).isFile()) continue;
-            const real = realpathSync(candidate);
-            if (!real.startsWith(realAppDir + sep)) {
-              return { errors: [{ text: `Cannot import "${args.path}": it is outside the app directory` }] };
-            }
+            const st = statNow(candidate);
+            inputs.set(candidate, st?.key ?? 'missing');
+            if (!st?.isFile) continue;
             if (!(extname(candidate) in LOADERS)) {
               return { errors: [{ text: `Cannot import "${args.path}": only .ts, .js and .json files can be imported` }] };
             }
-            return { path: relative(appDir, candidate).split(sep).join('/'), namespace: NAMESPACE };
+            const specifier: Specifier = { specifier: args.path };
+            return { path: relative(appDir, candidate).split(sep).join('/'), namespace: NAMESPACE, pluginData: specifier };
           }
           return { errors: [{ text: `Cannot import "${args.path}": no such file in the app` }] };
         });
         build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
           const abs = join(appDir, args.path);
           inputs.set(abs, fingerprint(abs)); // before reading: a change while reading is seen next time
-          const read = readBounded(abs, budget);
-          if (read === 'missing') return { errors: [{ text: `Cannot read ${args.path}` }] };
-          if (read === 'too-large') {
-            tooLarge = true;
-            return { errors: [{ text: `The handler ${rel} with its imports is over ${maxHandlerBytes} bytes (the server's maxHandlerBytes limit): make it smaller` }] };
+          let read: string;
+          try {
+            read = readAppFile(appDir, args.path, budget);
+          } catch (err) {
+            if (!(err instanceof AppFileError)) throw err;
+            if (err.refusal === 'too-large') {
+              tooLarge = true;
+              return { errors: [{ text: `The handler ${rel} with its imports is over ${maxHandlerBytes} bytes (the server's maxHandlerBytes limit): make it smaller` }] };
+            }
+            return { errors: [{ text: unreadText(err, rel, (args.pluginData as Specifier | undefined)?.specifier) }] };
           }
           budget -= Buffer.byteLength(read);
           let contents = read;
@@ -351,7 +344,7 @@ export class Compiler {
         ? `The handler ${rel} took longer than ${this.#limits.compileTimeoutMs} ms to compile (the server's compileTimeoutMs limit): simplify it (deep nesting?)`
         : `The handler ${rel} crashed the compiler (${err.message.replace(/^The service was stopped:?\s*/, '') || 'esbuild stopped'}): simplify it (deep nesting?)`;
     const error: CompileError = { text, bound: true };
-    const key = contentKey(files, this.#limits.maxHandlerBytes) ?? 'unreadable';
+    const key = contentKey(this.#appDir, files, this.#limits.maxHandlerBytes) ?? 'unreadable';
     remembered.delete(file);
     remembered.set(file, { files, key, error });
     if (remembered.size > MAX_REMEMBERED) remembered.delete(remembered.keys().next().value!);

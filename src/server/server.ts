@@ -25,7 +25,8 @@ import { HttpResponse, sendConnectionProblem } from './response.ts';
 
 export interface ServerOptions {
   /**
-   * The app serving a request, from its Host header ('' when it has none); undefined → 404 (unknown tenant). An app it
+   * The app serving a request, from its Host header as served (a plain host[:port], without a name's
+   * trailing dot; '' when it has none); undefined → 404 (unknown tenant). An app it
    * returns is held for the request until `releaseApp(app)`, called once the request is complete
    * (answered, failed or cut off): an idle tenant is closed only when no request holds it.
    */
@@ -54,40 +55,51 @@ export interface SvcServer {
 const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?|\[[0-9A-Fa-f:.]{2,45}\])(?::(\d{1,5}))?$/;
 
 /**
- * A Host header is a plain host[:port], the port 1–65535 (RFC 9112 §3.2: else 400). Port 0 is
- * no port a client can connect to: a Host naming it did not reach this server, and a URL built
- * from it would lead nowhere.
+ * A name's one trailing dot, before the port if any: `acme.example.com.` is the name written
+ * fully qualified (RFC 1034 §3.1; RFC 3986 §3.2.2 allows it in a URL's host), the same host as
+ * `acme.example.com`. Only after a letter, digit or `_`: `.`, `..`, `a..` and `[::1].` keep theirs.
  */
-function plainHost(host: string): boolean {
+const TRAILING_DOT = /(?<=[A-Za-z0-9_])\.(?=(?::\d*)?$)/;
+
+/**
+ * The Host header as the server serves it and writes it into URLs: a plain host[:port], the port
+ * 1–65535 (RFC 9112 §3.2: else 400), without a name's trailing dot; undefined when it is none.
+ * Port 0 is no port a client can connect to: a Host naming it did not reach this server, and a
+ * URL built from it would lead nowhere.
+ */
+function plainHost(header: string): string | undefined {
+  const host = header.replace(TRAILING_DOT, '');
   const match = HOST.exec(host);
-  if (match === null) return false;
+  if (match === null) return undefined;
   const port = match[1];
-  if (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65535)) return false;
+  if (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65535)) return undefined;
   // An IP literal, or a name that ends in a number (which URLs read as IPv4: `1.2.3.4.5`), must
-  // be one a URL can hold: `[1.2.3.4]` and `[:::::]` fit the pattern and no URL.
+  // be one a URL can hold: `[1.2.3.4]` and `[:::::]` fit the pattern and no URL. Without its dot,
+  // `127.0.0.1.` is the address it is to a URL, and names no tenant either.
   const name = port === undefined ? host : host.slice(0, -port.length - 1);
-  return !(name.startsWith('[') || NUMERIC_LAST_LABEL.test(name)) || URL.canParse(`http://${host}/`);
+  return !(name.startsWith('[') || NUMERIC_LAST_LABEL.test(name)) || URL.canParse(`http://${host}/`) ? host : undefined;
 }
 
 /** A host name whose last label is a number (decimal or hex), as URLs read IPv4 addresses. */
 const NUMERIC_LAST_LABEL = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i;
 
 /**
- * plainHost's answers for the Host headers seen lately: clients send the same few, and the check
- * (a pattern and, for an address, a URL parse) cost a retrieve about 1 µs of its 85 in the server.
- * Emptied when it holds KNOWN_HOSTS, so that a client sending ever new ones cannot grow it.
+ * plainHost's answers for the Host headers seen lately (null: refused): clients send the same
+ * few, and the check (a pattern and, for an address, a URL parse) cost a retrieve about 1 µs of
+ * its 85 in the server. Emptied when it holds KNOWN_HOSTS, so that a client sending ever new ones
+ * cannot grow it.
  */
-const knownHosts = new Map<string, boolean>();
+const knownHosts = new Map<string, string | null>();
 const KNOWN_HOSTS = 256;
 
-function plainHostKnown(host: string): boolean {
-  let plain = knownHosts.get(host);
+function plainHostKnown(header: string): string | undefined {
+  let plain = knownHosts.get(header);
   if (plain === undefined) {
-    plain = plainHost(host);
+    plain = plainHost(header) ?? null;
     if (knownHosts.size >= KNOWN_HOSTS) knownHosts.clear();
-    knownHosts.set(host, plain);
+    knownHosts.set(header, plain);
   }
-  return plain;
+  return plain ?? undefined;
 }
 
 /**
@@ -227,10 +239,10 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     // The Host header becomes part of absolute URLs (Location, Atom): only a plain host[:port] is trusted.
     // Node keeps the first of several Host headers, a proxy may use the last: more than one is 400 (RFC 9112 §3.2).
     if (hostCount(req) > 1) throw new SvcError('invalid-header', 'The request has more than one Host header: send exactly one.');
-    const host = req.headers.host ?? 'localhost';
-    if (!plainHostKnown(host)) throw new SvcError('invalid-header', 'The Host header must be a host name or address with an optional port from 1 to 65535.');
+    const host = plainHostKnown(req.headers.host ?? 'localhost');
+    if (host === undefined) throw new SvcError('invalid-header', 'The Host header must be a host name or address with an optional port from 1 to 65535.');
     // A request without Host names no tenant ('localhost' is only the origin of its URLs).
-    const app = await opts.resolveApp(req.headers.host ?? '');
+    const app = await opts.resolveApp(req.headers.host === undefined ? '' : host);
     if (!app) throw new SvcError('tenant-not-found', `No app is served for host ${JSON.stringify(req.headers.host ?? '')}.`);
     state.app = app;
     state.tenant = app.name;

@@ -1,18 +1,25 @@
 // Reading an app's `svc.json`: the published JSON Schema (runtime/svc-settings.schema.json, ajv),
 // then limits capped by the server's. A bad file is an error naming the file and what to fix.
 
-import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { SvcError } from '../errors.ts';
 import type { FetchPrivate } from '../exchange/fetch-private.ts';
 import type { Limits } from '../exchange/limits.ts';
 import type { AppSettings } from '../exchange/settings.ts';
+import { AppFileError, readAppFile } from '../model/app-file.ts';
 import { JsonTextError } from '../model/json-text.ts';
 import { parseJsonFile } from '../model/load.ts';
 
 const SCHEMA = JSON.parse(readFileSync(new URL('../../runtime/svc-settings.schema.json', import.meta.url), 'utf8'));
 const validate = new Ajv({ allErrors: true, strict: true }).compile(SCHEMA);
+
+/**
+ * Bytes of svc.json the server reads, 1 MiB: a few origins, limits and env values take a few KiB,
+ * and the file is read and checked on the event loop, when a tenant opens. Over it the app is
+ * app-settings-invalid.
+ */
+export const MAX_SETTINGS_BYTES = 1024 * 1024;
 
 /** Limits an app may lower in its settings. */
 const APP_LIMITS = ['cpuLimitMs', 'memoryLimitMiB', 'maxOutputBytes', 'maxIsolates', 'modelLimitMs', 'fetchCount', 'fetchTimeoutMs', 'fetchMaxBytes', 'maxResultBytes'] as const;
@@ -30,11 +37,11 @@ interface SettingsFile {
 export function loadSettings(dir: string, server: Limits, fetchPrivate: FetchPrivate): AppSettings {
   let text: string;
   try {
-    text = readAppFile(dir, 'svc.json');
+    text = readAppFile(dir, 'svc.json', MAX_SETTINGS_BYTES);
   } catch (err) {
-    if (err instanceof SvcError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { env: new Map(), fetchAllow: [], fetchPrivate, limits: server };
-    throw new SvcError('app-settings-invalid', `svc.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`);
+    if (!(err instanceof AppFileError)) throw err;
+    if (err.refusal === 'missing') return { env: new Map(), fetchAllow: [], fetchPrivate, limits: server };
+    throw new SvcError('app-settings-invalid', `${err.message}.`);
   }
   let file: SettingsFile;
   try {
@@ -66,24 +73,6 @@ export function loadSettings(dir: string, server: Limits, fetchPrivate: FetchPri
     fetchPrivate,
     limits: limits as unknown as Limits,
   };
-}
-
-/**
- * The text of `name` in the app directory `dir`, read only when it is a regular file of the app: a
- * link out of it (to another tenant's svc.json, whose env would become this app's) is refused, and
- * so is anything but a file, which is opened without waiting (a FIFO would block the process, and
- * every tenant with it; a device such as /dev/zero never ends).
- */
-function readAppFile(dir: string, name: string): string {
-  const real = realpathSync(join(dir, name));
-  if (!real.startsWith(realpathSync(dir) + sep)) throw new SvcError('app-settings-invalid', `${name} is a link to a file outside the app directory: make it a file of the app.`);
-  const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    if (!fstatSync(fd).isFile()) throw new SvcError('app-settings-invalid', `${name} is not a regular file: make it one.`);
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**
