@@ -1023,6 +1023,11 @@ for (const name of ['FinalizationRegistry', 'WeakRef', 'SharedArrayBuffer', 'Ato
 // held 1 GB), until --max-rss stopped other tenants' handlers. Neither is available to handlers.
 delete Intl.Segmenter;
 delete Intl.v8BreakIterator;
+// Temporal (in Node 24 only with V8's --harmony-temporal, which reaches isolates too) formats dates
+// in the calendars below without their checks (its toLocaleString, a DateTimeFormat given a Temporal
+// date): not available to handlers either, nor a Date's way to one.
+delete globalThis.Temporal;
+delete DateProto.toTemporalInstant;
 // Every other Intl object holds ICU data outside the V8 heap too (about 28 KB a DateTimeFormat),
 // which V8 undercounts, so a small heap is rarely collected: a handler that made a DateTimeFormat
 // per value (or called toLocaleString with options, which makes one each call) left 100 MB per
@@ -1125,10 +1130,78 @@ delete Intl.v8BreakIterator;
     admitIntl(key);
     return heavy;
   };
+  // ICU keeps what its astronomical calendars compute (the months of the Islamic calendar, the
+  // years of the Hebrew, Chinese and Korean ones) for every date it formats, in caches of the
+  // process that nothing empties. Formatting a date a month across a Date's range (±271,821
+  // years) left 384 MiB in islamic (islamic-rgsa shares its cache), 96 MiB in chinese, 94 MiB in
+  // dangi and 48 MiB in hebrew (Node 24.9, ICU 77; the other calendars keep nothing): one tenant
+  // could add 620 MiB to the process for good, past a container's --max-rss, and again after each
+  // restart. In these calendars, dates of (Gregorian) years -9999 to 9999 only are formatted: all
+  // their months keep 21 MiB at most, once per process (a day more either side, for time zones);
+  // others are refused with a RangeError. Every DateTimeFormat is made by the constructor below,
+  // which notes those in these calendars: their format, formatToParts, formatRange and
+  // formatRangeToParts check the dates. A Date's locale methods check theirs (below).
+  const KEPT_CALENDARS = ['islamic', 'islamic-rgsa', 'chinese', 'dangi', 'hebrew'];
+  const DAY_MS = 24 * 60 * 60 * 1000;
+  const FIRST_TIME = Date.UTC(-9999, 0, 1) - DAY_MS;
+  const LAST_TIME = Date.UTC(10000, 0, 1) + DAY_MS;
+  const MAX_TIME = 8.64e15; // a Date's range, either side of 1970 (ECMA-262 TimeClip)
+  /** Whether V8 formats the time value `t` (it refuses NaN and what is past MAX_TIME itself). */
+  const validTime = (t) => t >= -MAX_TIME && t <= MAX_TIME;
+  /** Whether the time value `t` is one V8 formats, outside the years. */
+  const farTime = (t) => (t < FIRST_TIME || t > LAST_TIME) && validTime(t);
+  const refuseYears = (calendar) => {
+    throw new RangeErrorIntl(`svc: dates outside the years -9999 to 9999 cannot be formatted in the ${calendar} calendar (ICU keeps every such computation for the life of the server process); format them in another calendar`);
+  };
+  const weakMapGet = WeakMap.prototype.get;
+  const weakMapSet = WeakMap.prototype.set;
+  // Called bound, not by `apply` (a third faster): `format` is read at every call of it.
+  const v8FormatOf = Function.prototype.call.bind(getOwnPropertyDescriptor(Intl.DateTimeFormat.prototype, 'format').get);
+  // The formatters in those calendars, and their calendar.
+  const keptCalendars = new WeakMap();
+  const keptCalendarOf = Function.prototype.call.bind(weakMapGet, keptCalendars);
+  // The bound `format` V8 keeps for each of them, and the one handlers get instead.
+  const checkedFormats = new WeakMap();
+  const checkedFormatOf = Function.prototype.call.bind(weakMapGet, checkedFormats);
+  let keptFormatters = false;
+  const dateGetTime = Date.prototype.getTime;
+  const timeOf = Function.prototype.call.bind(dateGetTime);
+  /** Notes a new DateTimeFormat in `calendar`, one of those or not; returns `calendar`. */
+  const madeFormatter = (formatter, calendar) => {
+    if (!KEPT_CALENDARS.includes(calendar)) return calendar;
+    keptFormatters = true;
+    apply(weakMapSet, keptCalendars, [formatter, calendar]);
+    const bound = v8FormatOf(formatter);
+    // As V8's: no date is now; otherwise it is read as a number once, and V8 is given the number.
+    const checked = (date) => {
+      if (date === undefined) return bound();
+      const time = +date;
+      if (farTime(time)) refuseYears(calendar);
+      return bound(time);
+    };
+    defineProperty(checked, 'name', { value: '' });
+    apply(weakMapSet, checkedFormats, [bound, checked]);
+    return calendar;
+  };
+  // `format` is V8's bound function but for those formatters (the one V8 keeps, so still the same
+  // function every time); `this` may also be an object chained to a formatter as below.
+  const formatOf = getOwnPropertyDescriptor({
+    get format() {
+      const bound = v8FormatOf(this);
+      return keptFormatters ? checkedFormatOf(bound) ?? bound : bound;
+    },
+  }, 'format').get;
+  defineProperty(Intl.DateTimeFormat.prototype, 'format', { get: formatOf });
+  // ECMA-402's [[FallbackSymbol]]: where its legacy constructor call (ChainDateTimeFormat) puts
+  // the formatter on `this`. V8 names it nowhere; a NumberFormat chained so shows it.
+  const legacyObject = create(Intl.NumberFormat.prototype);
+  apply(Intl.NumberFormat, legacyObject, []);
+  const FALLBACK_SYMBOL = getOwnPropertySymbols(legacyObject)[0];
+  const isPrototypeOf = Object.prototype.isPrototypeOf;
   // Estimated bytes of ICU memory per object, or a function of the new object (measured with RSS,
   // 5,000 of each held in one isolate).
   const CONSTRUCTORS = {
-    DateTimeFormat: (format) => dateTimeBytes(apply(dateTimeOptions, format, []).calendar),
+    DateTimeFormat: (format) => dateTimeBytes(madeFormatter(format, apply(dateTimeOptions, format, []).calendar)),
     RelativeTimeFormat: 9216, DurationFormat: 10240, PluralRules: 3072,
     // Display names of date fields hold a DateTimePatternGenerator (39 KB).
     DisplayNames: (names) => (apply(displayNamesOptions, names, []).type === 'dateTimeField' ? 40 * 1024 : 3072),
@@ -1150,8 +1223,15 @@ delete Intl.v8BreakIterator;
         return counted(construct(target, args, newTarget));
       },
       apply(target, thisArg, args) {
-        if (isDateTimeFormat) datePattern(args);
-        return counted(apply(target, thisArg, args));
+        if (!isDateTimeFormat) return counted(apply(target, thisArg, args));
+        datePattern(args);
+        // V8 would make the formatter out of sight and, when `this` inherits from its prototype
+        // (ChainDateTimeFormat), define it on `this` (a Proxy's trap would be given it) unnoted:
+        // it is made here, and chained as V8 does.
+        const formatter = counted(construct(target, args));
+        if (!apply(isPrototypeOf, target.prototype, [thisArg])) return formatter;
+        defineProperty(thisArg, FALLBACK_SYMBOL, { value: formatter, writable: false, enumerable: false, configurable: false });
+        return thisArg;
       },
     });
     // Also every instance's constructor, so that no path leads to the uncounted original.
@@ -1164,7 +1244,10 @@ delete Intl.v8BreakIterator;
   // elements' method, one of these.
   const lastLocales = {};
   // `bytes` is a number, or a function of the arguments (which it may replace) and the receiver.
-  const countedMethod = (proto, name, kind, bytes) => {
+  // `check`, given for a Date's methods, is called for a date outside the years, with the
+  // arguments as V8 is given them and V8's method, last: after the handler's getters that `bytes`
+  // ran, and the date's time read then (V8 reads it first): no getter can move it once checked.
+  const countedMethod = (proto, name, kind, bytes, check) => {
     const original = proto[name];
     const method = {
       [name](...args) {
@@ -1177,6 +1260,7 @@ delete Intl.v8BreakIterator;
           madeIcu(typeof bytes === 'function' ? bytes(args, this) : bytes);
           if (cached) lastLocales[kind] = locales;
         }
+        if (check !== undefined && farTime(timeOf(this))) check(args, original);
         return apply(original, this, args);
       },
     }[name];
@@ -1186,9 +1270,34 @@ delete Intl.v8BreakIterator;
   // A Date's locale methods make a DateTimeFormat from their arguments (datePattern admits it and
   // tells whether its calendar is a heavy one).
   const localeDateBytes = (args) => (datePattern(args) ? HEAVY_DATE_TIME_BYTES : DATE_TIME_BYTES);
-  countedMethod(Date.prototype, 'toLocaleString', 'dateTime', localeDateBytes);
-  countedMethod(Date.prototype, 'toLocaleDateString', 'date', localeDateBytes);
-  countedMethod(Date.prototype, 'toLocaleTimeString', 'time', localeDateBytes);
+  const DateCtor = Date;
+  const CountedDateTimeFormat = Intl.DateTimeFormat;
+  // V8's own methods make their formatter out of sight: for a date outside the years, the calendar
+  // they resolve is asked first of a formatter made of the same locales and of the options that
+  // choose a pattern, as datePattern left them (own values, read once): the combination admitted
+  // for the call. About 50 µs, for such dates only. Where that formatter cannot be made (an
+  // invalid option), V8's method throws its own error, for an ordinary date.
+  const checkDateYears = (args, v8Method) => {
+    const options = args[1];
+    // Null options are V8's TypeError, before anything is formatted.
+    if (options === null) return;
+    let read = options;
+    if (typeof options === 'object' || typeof options === 'function') {
+      read = { __proto__: null };
+      for (let i = 0; i < PATTERN_OPTIONS.length; i++) read[PATTERN_OPTIONS[i]] = options[PATTERN_OPTIONS[i]];
+    }
+    let calendar;
+    try {
+      calendar = apply(dateTimeOptions, new CountedDateTimeFormat(args[0], read), []).calendar;
+    } catch (e) {
+      apply(v8Method, new DateCtor(0), args);
+      throw e;
+    }
+    if (KEPT_CALENDARS.includes(calendar)) refuseYears(calendar);
+  };
+  countedMethod(Date.prototype, 'toLocaleString', 'dateTime', localeDateBytes, checkDateYears);
+  countedMethod(Date.prototype, 'toLocaleDateString', 'date', localeDateBytes, checkDateYears);
+  countedMethod(Date.prototype, 'toLocaleTimeString', 'time', localeDateBytes, checkDateYears);
   // With options, a Date's locale methods make a formatter each call (V8 keeps one only for calls
   // without): about 50 µs and 28 KB of ICU memory a call, and a collection every 150 calls. So the
   // formatters made for them are kept, by method, locales and options, up to DATE_FORMATTERS, for
@@ -1204,9 +1313,6 @@ delete Intl.v8BreakIterator;
   const DATE_FORMATTERS = 64;
   const DATE_FIELDS = ['weekday', 'year', 'month', 'day'];
   const TIME_FIELDS = ['dayPeriod', 'hour', 'minute', 'second', 'fractionalSecondDigits'];
-  const CountedDateTimeFormat = Intl.DateTimeFormat;
-  const boundFormat = getOwnPropertyDescriptor(Intl.DateTimeFormat.prototype, 'format').get;
-  const dateGetTime = Date.prototype.getTime;
   const mapGet = Map.prototype.get;
   const mapSet = Map.prototype.set;
   const mapClear = Map.prototype.clear;
@@ -1282,7 +1388,7 @@ delete Intl.v8BreakIterator;
           if (needDefaults && defaults !== 'time') read.year = read.month = read.day = 'numeric';
           if (needDefaults && defaults !== 'date') read.hour = read.minute = read.second = 'numeric';
           const formatter = new CountedDateTimeFormat(list, read);
-          format = apply(boundFormat, formatter, []);
+          format = apply(formatOf, formatter, []);
           apply(mapSet, dateFormatters, [key, format]);
           keptBytes += dateTimeBytes(apply(dateTimeOptions, formatter, []).calendar);
         }
@@ -1344,6 +1450,29 @@ delete Intl.v8BreakIterator;
   };
   countedMethod(Intl.DateTimeFormat.prototype, 'formatRange', undefined, rangeBytes);
   countedMethod(Intl.DateTimeFormat.prototype, 'formatRangeToParts', undefined, rangeBytes);
+  // The methods that format dates on the formatter itself (not on an object chained to one, as
+  // V8): the dates read as numbers once, as V8 (formatRange's only when both are given), and V8 is
+  // given the numbers.
+  for (const [name, dates] of [['formatToParts', 1], ['formatRange', 2], ['formatRangeToParts', 2]]) {
+    const original = Intl.DateTimeFormat.prototype[name];
+    const method = {
+      [name](start, end) {
+        const calendar = keptFormatters ? keptCalendarOf(this) : undefined;
+        if (calendar === undefined) return apply(original, this, [start, end]);
+        if (dates === 1 && start !== undefined) {
+          start = +start;
+          if (farTime(start)) refuseYears(calendar);
+        } else if (dates === 2 && start !== undefined && end !== undefined) {
+          start = +start;
+          end = +end;
+          if ((farTime(start) && validTime(end)) || (farTime(end) && validTime(start))) refuseYears(calendar);
+        }
+        return apply(original, this, [start, end]);
+      },
+    }[name];
+    defineProperty(method, 'length', { value: original.length });
+    defineProperty(Intl.DateTimeFormat.prototype, name, { value: method, writable: true, enumerable: false, configurable: true });
+  }
 }
 // Resizable ArrayBuffers (`new ArrayBuffer(n, { maxByteLength })`) reserve address space up front
 // and commit memory on `resize()` without passing through the allocator that counts an isolate's
