@@ -10,9 +10,14 @@ import type { Member, Model, Value } from '../../src/model/types.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { indexDef, makeModel } from '../fixtures/models.ts';
+import { keepWriterThread } from '../helpers/writer-thread.ts';
 import { collect, filter, ids, order, query } from './conformance.ts';
 
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
+
+// The file stores of every subtest share one writer thread instead of starting one each (test/helpers/writer-thread.ts).
+const writer = await keepWriterThread();
+t.teardown(() => writer.close());
 
 /**
  * Every member reads the same by id as in a list; for each value of `field`, an exact filter on
@@ -186,7 +191,8 @@ t.test('two stores on one file: one changes the type, the other still writes und
 t.test('a migration that fails half way leaves the old column, its data and the store usable', async (t) => {
   const { store, path } = await fileStore(t);
   const i = (): Model => makeModel('m', { v: 'integer' });
-  for (let n = 0; n < 2500; n++) await store.insert(i(), { v: n }, stamp(n));
+  // Issued at once: they share commits, and take their ids in the order issued (id n + 1 holds n).
+  await Promise.all(Array.from({ length: 2500 }, (_, n) => store.insert(i(), { v: n }, stamp(n))));
   await store.close();
   // The conversion's UPDATE of a row past the first batch fails.
   const db = new DatabaseSync(path);
@@ -272,7 +278,7 @@ t.test(
   async (t) => {
     const { store } = await fileStore(t);
     const one = makeModel('m', { v: 'integer' });
-    for (let n = 0; n < 100; n++) await store.insert(one, { v: n }, stamp(n));
+    await Promise.all(Array.from({ length: 100 }, (_, n) => store.insert(one, { v: n }, stamp(n))));
     // Members of an older shape, read from their columns.
     const two = makeModel('m', { v: 'integer', w: 'string' });
     const it = store.list(two, query({}))[Symbol.asyncIterator]();

@@ -10,10 +10,15 @@ import type { Model } from '../../src/model/types.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/store.ts';
 import { makeModel } from '../fixtures/models.ts';
+import { keepWriterThread } from '../helpers/writer-thread.ts';
 import { collect, filter, ids, query } from './conformance.ts';
 import { eachStore } from './each-store.ts';
 
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
+
+// The file stores of every subtest share one writer thread instead of starting one each (test/helpers/writer-thread.ts).
+const writer = await keepWriterThread();
+t.teardown(() => writer.close());
 
 async function boolToText(t: Test, store: Store): Promise<void> {
   const asBoolean = (): Model => makeModel('flags', { flag: 'boolean', n: 'integer' });
