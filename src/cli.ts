@@ -306,22 +306,12 @@ export async function check(config: Config, out: (line: string) => void = consol
   if (config.tenants === undefined) await checkApp('', resolve(config.app), '');
   else {
     // The directories the start-up summary checks (src/tenancy/tenants.ts), in order of name.
-    const { TENANT_NAME } = await import('./tenancy/tenants.ts');
+    const { tenantDirectories, TENANT_NAME_RULE } = await import('./tenancy/tenants.ts');
     const root = resolve(config.tenants);
-    const dirs = readdirSync(root, { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => e.name)
-      .sort();
-    let tenants = 0;
-    for (const name of dirs) {
-      if (!TENANT_NAME.test(name)) {
-        warnings.push(`${name}: warning: not served: tenant names are lower-case letters, digits and '-'`);
-        continue;
-      }
-      tenants++;
-      await checkApp(name, join(root, name), `${name}: `);
-    }
-    summary = `${tenants} tenant${tenants === 1 ? '' : 's'}, `;
+    const { tenants, misnamed } = tenantDirectories(root);
+    for (const name of misnamed) warnings.push(`${name}: warning: not served: ${TENANT_NAME_RULE}`);
+    for (const name of tenants) await checkApp(name, join(root, name), `${name}: `);
+    summary = `${tenants.length} tenant${tenants.length === 1 ? '' : 's'}, `;
   }
   for (const line of [...problems, ...warnings]) out(line);
   const n = problems.length;

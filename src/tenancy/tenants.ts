@@ -2,7 +2,7 @@
 // first use and closed again when it idles (README "Tenants").
 
 import { EventEmitter } from 'node:events';
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fetchPrivateOf, type Config } from '../config.ts';
 import type { ServedApp } from '../exchange/app.ts';
@@ -15,8 +15,26 @@ import { isVolatile, openStore } from '../store/open.ts';
 import { storeUnavailable, type Store } from '../store/store.ts';
 import { App } from './app.ts';
 
-/** The names a tenant directory may have (the first label of a Host, lower-cased). */
-export const TENANT_NAME = /^[a-z0-9-]+$/;
+/** The names a tenant directory may have: the first label of a Host, lower-cased (a label starts with a letter or digit). */
+export const TENANT_NAME = /^[a-z0-9][a-z0-9-]*$/;
+
+/** What a directory whose name is not a TENANT_NAME is told. */
+export const TENANT_NAME_RULE = "tenant names are lower-case letters, digits and '-' (not first)";
+
+/**
+ * The directories of `root` as requests find them (a link to a directory is one, as `resolve`
+ * follows it), by name: the tenants, and those whose name cannot be one. The start-up summary and
+ * `svc check` list these.
+ */
+export function tenantDirectories(root: string): { tenants: string[]; misnamed: string[] } {
+  const tenants: string[] = [];
+  const misnamed: string[] = [];
+  for (const e of readdirSync(root, { withFileTypes: true })) {
+    const directory = e.isDirectory() || (e.isSymbolicLink() && statSync(join(root, e.name), { throwIfNoEntry: false })?.isDirectory() === true);
+    if (directory) (TENANT_NAME.test(e.name) ? tenants : misnamed).push(e.name);
+  }
+  return { tenants: tenants.sort(), misnamed: misnamed.sort() };
+}
 
 /**
  * A Host that URLs read as an IPv4 address, with or without a port: its last label is a number,
@@ -217,21 +235,18 @@ export class Apps extends EventEmitter<AppsEvents> {
         await this.#report(this.#single!, this.#log);
         return;
       }
-      const dirs = readdirSync(resolve(tenantsDir), { withFileTypes: true }).filter((e) => e.isDirectory());
-      for (const d of dirs) {
-        if (!TENANT_NAME.test(d.name)) {
-          this.#log.warn(`tenant directory ${JSON.stringify(d.name)} is not served: tenant names are lower-case letters, digits and '-'`);
-          continue;
-        }
+      const { tenants, misnamed } = tenantDirectories(resolve(tenantsDir));
+      for (const name of misnamed) this.#log.warn(`tenant directory ${JSON.stringify(name)} is not served: ${TENANT_NAME_RULE}`);
+      for (const name of tenants) {
         // Checked with a store of its own in memory: the tenant's data is opened on its first request.
-        const log = this.#log.child({ tenant: d.name });
-        const store = await openStore('sqlite::memory:', d.name);
+        const log = this.#log.child({ tenant: name });
+        const store = await openStore('sqlite::memory:', name);
         let app: App;
         try {
-          app = new App(d.name, join(resolve(tenantsDir), d.name), store, this.#runtime, this.#config.limits, fetchPrivateOf(this.#config), new Logger(() => {}));
+          app = new App(name, join(resolve(tenantsDir), name), store, this.#runtime, this.#config.limits, fetchPrivateOf(this.#config), new Logger(() => {}));
         } catch (err) {
           await store.close();
-          log.warn(`${d.name}: ${(err as Error).message}`);
+          log.warn(`${name}: ${(err as Error).message}`);
           continue;
         }
         try {
@@ -240,7 +255,8 @@ export class Apps extends EventEmitter<AppsEvents> {
           await app.close();
         }
       }
-      this.#log.info(`${dirs.length} tenant director${dirs.length === 1 ? 'y' : 'ies'} in ${resolve(tenantsDir)}`);
+      const n = tenants.length + misnamed.length;
+      this.#log.info(`${n} tenant director${n === 1 ? 'y' : 'ies'} in ${resolve(tenantsDir)}`);
     } finally {
       this.#checked = true;
     }

@@ -2,7 +2,7 @@
 // --tenants DIR` does, and names the tenant in each line; SVC_TENANTS does the same.
 
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -41,6 +41,19 @@ t.test('every tenant is checked; the summary counts tenants', async (t) => {
   t.match(out, /^svc check: 2 tenants, 3 models, 3 handlers: ok$/m);
 });
 
+t.test('tenants are the directories requests find: a link to one is checked, a name no Host can start with is named', async (t) => {
+  const dir = tenantsDir(t, { acme: GOOD.acme!, broken: { models: { bad: '{ nope' }, resources: { 'bad.ts': DELEGATE } } });
+  // Served (a request's lookup follows the link), so checked: before, svc check and the start-up
+  // summary listed directories only and said nothing of it.
+  symlinkSync(join(dir, 'broken'), join(dir, 'linked'));
+  // A Host label starts with a letter or digit: no request reaches `-x`.
+  mkdirSync(join(dir, '-x'));
+  const { code, out } = await runSvc(['check', '--tenants', dir]);
+  t.equal(code, 1, out);
+  t.match(out, /^linked: models\/bad\.json: not valid JSON/m, 'the linked tenant is checked');
+  t.match(out, /^-x: warning: not served: tenant names are lower-case letters, digits and '-' \(not first\)$/m);
+});
+
 t.test("each tenant's problems and warnings name it; the other tenants are still checked", async (t) => {
   const dir = tenantsDir(t, {
     ...GOOD,
@@ -58,7 +71,7 @@ t.test("each tenant's problems and warnings name it; the other tenants are still
   t.match(out, /^broken: resources\/notes\.ts:2:\d+: /m);
   t.match(out, /^broken: models\/lonely\.json: warning: no handler/m);
   t.match(out, /^settings: svc\.json is not valid JSON/m, 'an app that cannot be opened is a problem of its tenant');
-  t.match(out, /^Not_A_Tenant: warning: not served: tenant names are lower-case letters, digits and '-'$/m);
+  t.match(out, /^Not_A_Tenant: warning: not served: tenant names are lower-case letters, digits and '-' \(not first\)$/m);
   t.notMatch(out, /^(acme|globex): /m, 'the correct tenants are not named');
   t.notMatch(out, /README/);
   t.match(out, /^svc check: 3 problems$/m);
