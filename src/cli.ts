@@ -1,7 +1,7 @@
 // The command line: `svc serve` and `svc check` (README "Configuration"). Every flag of `svc serve` has an environment variable.
 
 import cluster from 'node:cluster';
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
