@@ -203,16 +203,15 @@ async function retrieve(ex: Exchange, model: Model, collect: boolean): Promise<D
   // The member as the store keeps its JSON, when the representation is that text: no object is
   // built (a handler's svc.member() gets the text too).
   const rep = ex.representation;
+  const ctx = renderContext(ex, model);
   if (rep.renderMemberJson && ex.store.getJson) {
     const found = await ex.store.getJson(model, id);
     if (!found) throw memberNotFound(model, id);
-    const ctx = renderContext(ex, model);
     if (!notModified(ex, ctx, found)) sendRendered(ex, 200, ctx, found, rep.renderMemberJson(ctx, found.text));
     return collect ? { member: new JsonText(found.text) } : {};
   }
   const member = await getMember(ex.store, model, id);
   if (!member) throw memberNotFound(model, id);
-  const ctx = renderContext(ex, model);
   if (!notModified(ex, ctx, member)) sendRendered(ex, 200, ctx, member, rep.renderMember(ctx, member));
   return { member };
 }

@@ -26,7 +26,8 @@ import { HttpResponse, sendConnectionProblem } from './response.ts';
 export interface ServerOptions {
   /**
    * The app serving a request, from its Host header as served (a plain host[:port], without a name's
-   * trailing dot; '' when it has none); undefined → 404 (unknown tenant). An app it
+   * trailing dot; '' when it has none or it is an IP address, which names no app); undefined → 404
+   * (unknown tenant). An app it
    * returns is held for the request until `releaseApp(app)`, called once the request is complete
    * (answered, failed or cut off): an idle tenant is closed only when no request holds it.
    */
@@ -61,13 +62,19 @@ const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?|\[[0-9A-Fa-
  */
 const TRAILING_DOT = /(?<=[A-Za-z0-9_])\.(?=(?::\d*)?$)/;
 
+/** A Host header as the server serves it: `host` for URLs, and whether it is an IP address (then it names no tenant). */
+interface PlainHost {
+  readonly host: string;
+  readonly address: boolean;
+}
+
 /**
  * The Host header as the server serves it and writes it into URLs: a plain host[:port], the port
  * 1–65535 (RFC 9112 §3.2: else 400), without a name's trailing dot; undefined when it is none.
  * Port 0 is no port a client can connect to: a Host naming it did not reach this server, and a
  * URL built from it would lead nowhere.
  */
-function plainHost(header: string): string | undefined {
+function plainHost(header: string): PlainHost | undefined {
   const host = header.replace(TRAILING_DOT, '');
   const match = HOST.exec(host);
   if (match === null) return undefined;
@@ -77,7 +84,8 @@ function plainHost(header: string): string | undefined {
   // be one a URL can hold: `[1.2.3.4]` and `[:::::]` fit the pattern and no URL. Without its dot,
   // `127.0.0.1.` is the address it is to a URL, and names no tenant either.
   const name = port === undefined ? host : host.slice(0, -port.length - 1);
-  return !(name.startsWith('[') || NUMERIC_LAST_LABEL.test(name)) || URL.canParse(`http://${host}/`) ? host : undefined;
+  const address = name.startsWith('[') || NUMERIC_LAST_LABEL.test(name);
+  return !address || URL.canParse(`http://${host}/`) ? { host, address } : undefined;
 }
 
 /** A host name whose last label is a number (decimal or hex), as URLs read IPv4 addresses. */
@@ -89,10 +97,10 @@ const NUMERIC_LAST_LABEL = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i;
  * its 85 in the server. Emptied when it holds KNOWN_HOSTS, so that a client sending ever new ones
  * cannot grow it.
  */
-const knownHosts = new Map<string, string | null>();
+const knownHosts = new Map<string, PlainHost | null>();
 const KNOWN_HOSTS = 256;
 
-function plainHostKnown(header: string): string | undefined {
+function plainHostKnown(header: string): PlainHost | undefined {
   let plain = knownHosts.get(header);
   if (plain === undefined) {
     plain = plainHost(header) ?? null;
@@ -239,10 +247,12 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     // The Host header becomes part of absolute URLs (Location, Atom): only a plain host[:port] is trusted.
     // Node keeps the first of several Host headers, a proxy may use the last: more than one is 400 (RFC 9112 §3.2).
     if (hostCount(req) > 1) throw new SvcError('invalid-header', 'The request has more than one Host header: send exactly one.');
-    const host = plainHostKnown(req.headers.host ?? 'localhost');
-    if (host === undefined) throw new SvcError('invalid-header', 'The Host header must be a host name or address with an optional port from 1 to 65535.');
-    // A request without Host names no tenant ('localhost' is only the origin of its URLs).
-    const app = await opts.resolveApp(req.headers.host === undefined ? '' : host);
+    const plain = plainHostKnown(req.headers.host ?? 'localhost');
+    if (plain === undefined) throw new SvcError('invalid-header', 'The Host header must be a host name or address with an optional port from 1 to 65535.');
+    const host = plain.host;
+    // A request without Host names no tenant ('localhost' is only the origin of its URLs), nor does
+    // an address: `127.0.0.1` is not tenant `127`'s, whatever a proxy passes on as Host.
+    const app = await opts.resolveApp(req.headers.host === undefined || plain.address ? '' : host);
     if (!app) throw new SvcError('tenant-not-found', `No app is served for host ${JSON.stringify(req.headers.host ?? '')}.`);
     state.app = app;
     state.tenant = app.name;

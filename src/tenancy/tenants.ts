@@ -36,12 +36,6 @@ export function tenantDirectories(root: string): { tenants: string[]; misnamed: 
   return { tenants: tenants.sort(), misnamed: misnamed.sort() };
 }
 
-/**
- * A Host that URLs read as an IPv4 address, with or without a port: its last label is a number,
- * decimal or hex (`127.0.0.1`, `127.1`, `0x7f.1`; the server refuses such a Host that is no address).
- */
-const IPV4_HOST = /(?:^|\.)(?:\d+|0x[0-9a-f]*)(?::\d+)?$/i;
-
 /** A tenant's app while it is in the registry, and what holds it open. */
 interface Tenant {
   readonly name: string;
@@ -123,15 +117,14 @@ export class Apps extends EventEmitter<AppsEvents> {
     if (this.#config.tenants === undefined) this.#single = await this.#open('', resolve(this.#config.app), this.#config.store);
   }
 
-  /** The app for a request's Host ('' when it has none); undefined for an unknown tenant. */
+  /** The app for a request's Host as the server serves it ('' when it has none or it is an IP address); undefined for an unknown tenant. */
   async resolve(host: string): Promise<App | undefined> {
     if (this.#single) return this.#single;
     const tenantsDir = this.#config.tenants;
     if (tenantsDir === undefined) return undefined;
-    // The first label of a name: an address has none (`127.0.0.1` is not tenant `127`'s, nor is
-    // `[::1]` anyone's), whatever a proxy passes on as Host.
+    // The first label of the name (an address the server gives as '': it names no tenant).
     const name = host.split(/[.:]/)[0]!.toLowerCase();
-    if (!TENANT_NAME.test(name) || IPV4_HOST.test(host)) return undefined;
+    if (!TENANT_NAME.test(name)) return undefined;
     const dir = join(resolve(tenantsDir), name);
     // Checked on every request, so that tenants can be added and removed without a restart.
     if (!statNow(dir)?.isDirectory) {
