@@ -1164,8 +1164,7 @@ delete DateProto.toTemporalInstant;
   const checkedFormats = new WeakMap();
   const checkedFormatOf = Function.prototype.call.bind(weakMapGet, checkedFormats);
   let keptFormatters = false;
-  const dateGetTime = Date.prototype.getTime;
-  const timeOf = Function.prototype.call.bind(dateGetTime);
+  const timeOf = Function.prototype.call.bind(Date.prototype.getTime);
   /** Notes a new DateTimeFormat in `calendar`, one of those or not; returns `calendar`. */
   const madeFormatter = (formatter, calendar) => {
     if (!KEPT_CALENDARS.includes(calendar)) return calendar;
@@ -1341,7 +1340,7 @@ delete DateProto.toTemporalInstant;
     const uncached = Date.prototype[name];
     const method = {
       [name](...args) {
-        const time = apply(dateGetTime, this, []); // a TypeError for what is not a Date, as the method's
+        const time = timeOf(this); // a TypeError for what is not a Date, as the method's
         // As the method: an invalid date is "Invalid Date" before its locales and options are read.
         if (isNaNValue(time)) return 'Invalid Date';
         const options = args[1];
