@@ -964,8 +964,6 @@ function outcome(r, failure) {
  * runs the microtask queue at the end of each task, and nothing else can resume a handler).
  */
 function run(id, requestJson, token) {
-  // Tell the host this request runs now (it may have waited behind others in this isolate).
-  hostRef.applyIgnored(undefined, ['start', '', '', token]);
   requestBoundary();
   const h = handlers.get(id);
   if (h === undefined) throw new ErrorCtor(`svc: handler ${id} is not installed`);

@@ -72,8 +72,6 @@ export interface CallRegistry {
   readonly app: string;
   /** The request submitted under `token`, while it is not complete. */
   lookup(token: number): Call | undefined;
-  /** The isolate began running this request. */
-  started(call: Call): void;
 }
 
 /** Evaluates the prelude in a fresh context: defines the runtime API, then locks the context down. */
@@ -120,12 +118,6 @@ export function createHostCall(calls: CallRegistry) {
     if (op === 'intl') return admitIntl(calls.app, payloadText);
     const call = typeof token === 'number' ? calls.lookup(token) : undefined;
     if (!call) return reply(new GuestError('svc: no request is being served'));
-    // The most frequent call, one-way and synchronous: no promise, no JSON.
-    if (op === 'start') {
-      call.started = true;
-      calls.started(call);
-      return '';
-    }
     const done = perform(call, op, payloadText, text);
     // delegate() is sent one-way (runtime/prelude.js): its reply is kept for `delegated`.
     if (op === 'delegate') call.ending = done;

@@ -50,7 +50,7 @@ async function serve(slot: Slot, artifact: Compiled, ex: Exchange, ran: () => vo
   slot.calls.set(call.token, call);
   let returned: unknown;
   try {
-    returned = await slot.run(id, requestJson(ex), call.token);
+    returned = await slot.run(id, requestJson(ex), call);
   } catch (err) {
     call.closed = true;
     await call.ending;

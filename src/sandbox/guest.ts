@@ -74,7 +74,7 @@ export interface Call {
   refused?: GuestError;
   /** The outcome an async handler reported through `finish`. */
   finished?: Outcome;
-  /** The isolate began running it (it may have waited behind other requests). */
+  /** It is first in its isolate's queue, so it runs, or ran (it may have waited behind other requests). */
   started: boolean;
   /** Set when the host has answered (or given up on) this request: later calls are refused. */
   closed: boolean;

@@ -12,9 +12,9 @@
 // credited with at most the CPU this process spent outside its main thread in that interval,
 // which bounds what any isolate thread can have used.
 //
-// Requests wait in an isolate's queue and run one at a time; the isolate tells the host when one
-// starts (a one-way call that the host sees in order, after the previous one's result), and its
-// accounting starts then.
+// Requests wait in an isolate's queue and run one at a time, their results reaching the host in
+// order; a request's accounting starts when the one before it comes back (isolate-pool.ts, Slot.run),
+// or when it is submitted to an isolate with nothing else queued.
 
 import type ivm from 'isolated-vm';
 import type { Call } from './guest.ts';
@@ -57,7 +57,7 @@ export class Watchdog {
   }
 
   /**
-   * The isolate began running `call`: its accounting starts now. The sampling timer keeps
+   * The isolate runs `call` from now on: its accounting starts now. The sampling timer keeps
    * running from one request to the next (one timer per busy isolate, not one per request).
    */
   start(call: Call): void {

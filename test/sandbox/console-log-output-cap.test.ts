@@ -49,7 +49,7 @@ t.test('the host takes a log call\'s text up to one line, whatever the output ca
   const push = (line: string) => lines.push(line);
   const ex = { limits: { maxOutputBytes: 1000 }, log: { info: push, warn: push, error: push } } as unknown as Exchange;
   const call: Call = { token: 1, ex, started: true, closed: false, hostMs: 0 };
-  const host = createHostCall({ app: 'app', lookup: (token) => (token === 1 ? call : undefined), started() {} });
+  const host = createHostCall({ app: 'app', lookup: (token) => (token === 1 ? call : undefined) });
   const log = (text: string) => host('log', '{"level":"log"}', text, 1);
 
   t.equal(await log('x'.repeat(MAX_LOG_LINE_CHARS)), '{"value":null}');
