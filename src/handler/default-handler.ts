@@ -112,7 +112,10 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
   const store = ex.store;
   const read = { timeMs: ex.limits.storeLimitMs };
   // Members as the store keeps their JSON, when the representation can use it: no objects built.
-  const renderTexts = collect ? undefined : rep.renderJsonTexts?.bind(rep);
+  const renderTexts = collect || (rep.textsKeptOnly && store.pageJson === undefined) ? undefined : rep.renderJsonTexts?.bind(rep);
+  // A first page newest first starts with the newest match (or there is none); a page of
+  // count=0 holds no member to tell.
+  const newestFirst = rep.needsNewest && query.start === 0 && query.count !== 0 && query.order[0]?.field === 'updated' && query.order[0].desc;
   type Render = NonNullable<typeof renderTexts>;
   // A page read whole is an array: rendered in one piece, with no promise per member.
   let source: { texts: AsyncIterable<string> | readonly string[]; render: Render } | { members: AsyncIterable<Member> | readonly Member[] };
@@ -125,17 +128,17 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
     if (renderTexts) {
       const withTotal = await store.pageJson?.(model, query, read);
       const page = withTotal ?? (await readPage(store.listJson(model, query, read), query.start, query.count));
-      source = { texts: 'texts' in page ? page.texts : page.items, render: renderTexts };
+      const texts = 'texts' in page ? page.texts : page.items;
+      source = { texts, render: renderTexts };
       total = page.total;
+      if (newestFirst) newest = texts[0] === undefined ? null : (JSON.parse(texts[0]) as Member).updated;
     } else {
       const withTotal = await store.page?.(model, query, read);
       const page = withTotal ?? (await readPage(store.list(model, query, read), query.start, query.count));
       const members = 'members' in page ? page.members : page.items;
       source = { members };
       total = page.total;
-      // A first page newest first starts with the newest match (or there is none); a page of
-      // count=0 holds no member to tell.
-      if (rep.needsNewest && query.start === 0 && query.count !== 0 && query.order[0]?.field === 'updated' && query.order[0].desc) newest = members[0]?.updated ?? null;
+      if (newestFirst) newest = members[0]?.updated ?? null;
     }
   } else {
     source = renderTexts ? { texts: store.listJson(model, query, read), render: renderTexts } : { members: store.list(model, query, read) };

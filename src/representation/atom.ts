@@ -19,6 +19,8 @@ const PAGING_RELS = ['first', 'prev', 'next'] as const;
 
 /** What a model's entries share: compiled templates, and the XOXO head and `<dt>`s written once. */
 interface EntryShape {
+  /** Names the shape in the keys of rendered entries (entryOfText): one per Model object. */
+  readonly serial: number;
   readonly templates: AtomTemplates;
   /** `<content type="xhtml"><div …><ol class="xoxo"><li name="…"><dl>` */
   readonly contentHead: string;
@@ -27,11 +29,13 @@ interface EntryShape {
 }
 
 const shapes = new WeakMap<Model, EntryShape>();
+let shapeSerial = 0;
 
 function shapeOf(model: Model): EntryShape {
   let shape = shapes.get(model);
   if (!shape) {
     shape = {
+      serial: ++shapeSerial,
       templates: templatesOf(model),
       contentHead: `<content type="xhtml"><div xmlns="${XHTML_NS}"><ol class="xoxo"><li name="${escapeXml(model.name)}"><dl>`,
       fields: [...model.fields.keys()].map((name) => [name, `<dt>${escapeXml(name)}</dt><dd>`] as const),
@@ -57,6 +61,46 @@ function entry(shape: EntryShape, collectionUrl: string, m: Member): string {
   return out + '</dl></li></ol></div></content></entry>';
 }
 
+/**
+ * Entries rendered from members' JSON texts lately, by what the entry's bytes depend on: the
+ * model (its shape's serial: a changed model file is a new Model), the collection URL its links
+ * are built from, and the member's JSON text, which holds all of the member, `updated` included (a
+ * member written again is another text, even within one millisecond, so no entry outlives what it
+ * shows). Texts are a store's (`Store.pageJson`), so a hot page is a join of kept entries, no member
+ * parsed, escaped or templated again. Only pages read whole are kept: a streamed list would push
+ * out every hot entry for entries read once. Bounded, for the whole process and every tenant, by
+ * ENTRY_CACHE_CHARS; the oldest go first.
+ */
+const entryCache = new Map<string, { readonly entry: string; readonly chars: number }>();
+let entryCacheChars = 0;
+/** The most UTF-16 code units of keys and entries kept (about 8 MB at most). */
+const ENTRY_CACHE_CHARS = 4 * 1024 * 1024;
+/** A member's text over this many code units is rendered each time, not kept. */
+const ENTRY_CACHE_MAX_TEXT = 16 * 1024;
+
+/** UTF-16 code units the kept entries and their keys hold now (for tests: at most ENTRY_CACHE_CHARS). */
+export function keptEntryChars(): number {
+  return entryCacheChars;
+}
+
+/** The entry of the member whose JSON text is `text`, kept or rendered (and then kept). */
+function entryOfText(shape: EntryShape, collectionUrl: string, prefix: string, text: string): string {
+  if (text.length > ENTRY_CACHE_MAX_TEXT) return entry(shape, collectionUrl, JSON.parse(text) as Member);
+  const key = prefix + text;
+  const kept = entryCache.get(key);
+  if (kept !== undefined) return kept.entry;
+  const rendered = entry(shape, collectionUrl, JSON.parse(text) as Member);
+  const chars = key.length + rendered.length;
+  entryCache.set(key, { entry: rendered, chars });
+  entryCacheChars += chars;
+  for (const [oldest, { chars }] of entryCache) {
+    if (entryCacheChars <= ENTRY_CACHE_CHARS) break;
+    entryCache.delete(oldest);
+    entryCacheChars -= chars;
+  }
+  return rendered;
+}
+
 function feedHead(ctx: RenderContext): string {
   const url = escapeXml(ctx.collectionUrl);
   const t = templatesOf(ctx.model);
@@ -80,6 +124,11 @@ async function* feed(ctx: RenderContext, shape: EntryShape, members: AsyncIterab
     }
   }
   yield buf + '</feed>';
+}
+
+/** Members from their JSON texts, as they come. */
+async function* members(texts: AsyncIterable<string>): AsyncIterable<Member> {
+  for await (const text of texts) yield JSON.parse(text) as Member;
 }
 
 export const atom: Representation = {
@@ -108,6 +157,19 @@ export const atom: Representation = {
       return [buf + '</feed>'];
     }
     return feed(ctx, shape, members as AsyncIterable<Member>);
+  },
+
+  // Only from texts a store keeps: from a store that keeps none (MongoDB), each text would be made
+  // from a member to be read back.
+  textsKeptOnly: true,
+
+  renderJsonTexts(ctx, texts) {
+    const shape = shapeOf(ctx.model);
+    if (!Array.isArray(texts)) return feed(ctx, shape, members(texts as AsyncIterable<string>));
+    const prefix = `${shape.serial}\u0000${ctx.collectionUrl}\u0000`;
+    let buf = feedHead(ctx);
+    for (const text of texts as readonly string[]) buf += entryOfText(shape, ctx.collectionUrl, prefix, text);
+    return [buf + '</feed>'];
   },
 
   renderMember(ctx, member) {

@@ -54,11 +54,17 @@ export interface Representation {
   renderCollection(ctx: RenderContext, members: AsyncIterable<Member> | readonly Member[]): AsyncIterable<string> | readonly string[];
   /**
    * Renders a list from each member's JSON text (`Store.listJson`), for a representation that
-   * embeds members as JSON: a store that keeps that text with each member builds no objects for a
-   * page. Same output as `renderCollection` of the same members. A page read whole comes as an
+   * embeds members as JSON (a store that keeps that text with each member builds no objects for a
+   * page), or that does less from the text (Atom keeps rendered entries by it). Same output as `renderCollection` of the same members. A page read whole comes as an
    * array, and is rendered in one piece, with no promise per member.
    */
   renderJsonTexts?(ctx: RenderContext, texts: AsyncIterable<string> | readonly string[]): AsyncIterable<string> | readonly string[];
+  /**
+   * True when `renderJsonTexts` pays only with the texts a store keeps (one with `Store.pageJson`):
+   * from any other store the list is rendered from members (Atom: it reads each text back, and
+   * keeps the entries of pages by their text).
+   */
+  readonly textsKeptOnly?: boolean;
   renderMember(ctx: RenderContext, member: Member): string;
   /** Renders a member from its JSON text (`Store.getJson`), for a representation that is that text: same output as `renderMember`. */
   renderMemberJson?(ctx: RenderContext, text: string): string;
