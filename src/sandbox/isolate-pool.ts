@@ -260,6 +260,9 @@ export class Slot {
 
   /** `call` runs in the isolate from now on (it was first in line): its CPU and wall time count. */
   #begin(call: Call): void {
+    // A disposed isolate runs nothing more: the run that came back was ended by the disposal
+    // (V8's memory limit disposes it without the host), and the next in line never ran.
+    if (this.isolate.isDisposed) return;
     call.started = true;
     this.watchdog.start(call);
   }

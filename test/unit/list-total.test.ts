@@ -79,7 +79,7 @@ t.test('a first page is read with its total in one read: as texts (pageJson) for
   spying.pageJson = (...args) => (calls.push('pageJson'), store.pageJson!(...args));
   t.same(await read('count=3&order_by=name', 'json', true), { total: '7', ids: [1, 2, 3], calls: ['page'] }, 'collected for a handler');
   t.same(await read('count=3&order_by=name', 'json', false), { total: '7', ids: undefined, calls: ['pageJson'] }, 'JSON: the page as texts');
-  // The store reads the kept count with the page's rows (each row's last column): an empty page has none, and reads it alone.
+  // The store reads the kept count with the page's rows (each row's last column): an empty page has none, and reads itself again with the count.
   t.same(await read('start=9&count=3', 'json', false), { total: '7', ids: undefined, calls: ['pageJson'] }, 'JSON: an empty page past the end');
   t.same(await read('start=6&count=3', 'json', false), { total: '7', ids: undefined, calls: ['pageJson'] }, 'JSON: the last page, of one member');
   // The page's members are those list gives, in its order (the newest first for Atom).

@@ -282,12 +282,15 @@ class SqliteStore implements Store {
       if (scan) return undefined;
       // The page and the count its collection's triggers keep, in one statement: one snapshot with
       // no transaction to begin and commit (those two were 6% of a first page's CPU). The count
-      // is each row's last column; an empty page has no row to carry it, and reads it after.
+      // is each row's last column.
       const { sql, params } = selectSql(c.shape, query, `${TEXT_COLUMNS}, (${COLLECTION_COUNT})`);
       this.#writes.commit();
       const rows = this.#timed(allowance, () => this.#statements.rows(sql, [c.key, ...params]));
-      const total = rows.length > 0 ? (rows[0]![4] as number) : this.#timed(allowance, () => this.#keptCount(c));
-      return { items: items(c, rows, item), total };
+      if (rows.length > 0) return { items: items(c, rows, item), total: rows[0]![4] as number };
+      // No row carries the count: the page again and the count in one read transaction, so that
+      // a commit of the writer thread in between cannot give a total the page contradicts.
+      const again = this.#oneRead(allowance, () => ({ rows: this.#statements.rows(sql, [c.key, ...params]), total: this.#keptCount(c) }));
+      return { items: items(c, again.rows, item), total: again.total };
     }
     if (!orderWalkIsBounded(query, c.indexes.unindexed)) return undefined;
     // One walk gives the page's rows and those of the next page, whose texts are read only when small.
