@@ -127,7 +127,7 @@ async function* feed(ctx: RenderContext, shape: EntryShape, members: AsyncIterab
 }
 
 /** Members from their JSON texts, as they come. */
-async function* members(texts: AsyncIterable<string>): AsyncIterable<Member> {
+async function* membersOf(texts: AsyncIterable<string>): AsyncIterable<Member> {
   for await (const text of texts) yield JSON.parse(text) as Member;
 }
 
@@ -165,7 +165,7 @@ export const atom: Representation = {
 
   renderJsonTexts(ctx, texts) {
     const shape = shapeOf(ctx.model);
-    if (!Array.isArray(texts)) return feed(ctx, shape, members(texts as AsyncIterable<string>));
+    if (!Array.isArray(texts)) return feed(ctx, shape, membersOf(texts as AsyncIterable<string>));
     const prefix = `${shape.serial}\u0000${ctx.collectionUrl}\u0000`;
     let buf = feedHead(ctx);
     for (const text of texts as readonly string[]) buf += entryOfText(shape, ctx.collectionUrl, prefix, text);
