@@ -63,15 +63,18 @@ function memberNotFound(model: Model, id: number): SvcError {
 
 function sendMember(ex: Exchange, model: Model, member: Member, status: number): void {
   const ctx = renderContext(ex, model);
-  sendRendered(ex, status, ctx, member, ex.representation.renderMember(ctx, member));
+  sendRendered(ex, status, ex.representation.etagVersion(ctx), member, ex.representation.renderMember(ctx, member));
 }
 
-/** A member's response: `body`, its representation rendered in `ctx`, tagged by `updated` and what the bytes depend on (etagOf). */
-function sendRendered(ex: Exchange, status: number, ctx: RenderContext, member: { readonly updated: string }, body: string): void {
+/**
+ * A member's response: `body`, its representation, tagged by `updated` and `version`, what the
+ * bytes depend on besides the member (Representation.etagVersion of the context it was rendered in).
+ */
+function sendRendered(ex: Exchange, status: number, version: string, member: { readonly updated: string }, body: string): void {
   const rep = ex.representation;
   ex.res.setStatus(status);
   ex.res.setHeader('content-type', rep.contentType);
-  ex.res.setHeader('etag', etagOf(member, rep.etagVersion(ctx), rep.etagSuffix));
+  ex.res.setHeader('etag', etagOf(member, version, rep.etagSuffix));
   ex.res.end(body);
 }
 
@@ -210,26 +213,28 @@ async function retrieve(ex: Exchange, model: Model, collect: boolean): Promise<D
   if (rep.renderMemberJson && ex.store.getJson) {
     const found = await ex.store.getJson(model, id);
     if (!found) throw memberNotFound(model, id);
-    if (!notModified(ex, ctx, found)) sendRendered(ex, 200, ctx, found, rep.renderMemberJson(ctx, found.text));
+    // Once for the tag the client sent and the one sent back (Atom's hashes the collection URL).
+    const version = rep.etagVersion(ctx);
+    if (!notModified(ex, version, found)) sendRendered(ex, 200, version, found, rep.renderMemberJson(ctx, found.text));
     return collect ? { member: new JsonText(found.text) } : {};
   }
   const member = await getMember(ex.store, model, id);
   if (!member) throw memberNotFound(model, id);
-  if (!notModified(ex, ctx, member)) sendRendered(ex, 200, ctx, member, rep.renderMember(ctx, member));
+  const version = rep.etagVersion(ctx);
+  if (!notModified(ex, version, member)) sendRendered(ex, 200, version, member, rep.renderMember(ctx, member));
   return { member };
 }
 
 /**
  * Answers 304 when the client's If-None-Match names the member as it is, in the representation
- * asked for, rendered as in `ctx` (RFC 9110 §13.1.2): the other representation's tag, a tag of
- * before the model changed, or an Atom tag of other links, is of bytes the client has not got, so
- * it is answered 200 with these.
+ * asked for, at `version` (Representation.etagVersion; RFC 9110 §13.1.2): the other
+ * representation's tag, a tag of before the model changed, or an Atom tag of other links, is of
+ * bytes the client has not got, so it is answered 200 with these.
  */
-function notModified(ex: Exchange, ctx: RenderContext, member: { readonly updated: string }): boolean {
+function notModified(ex: Exchange, version: string, member: { readonly updated: string }): boolean {
   const inm = ex.headers['if-none-match'];
   if (inm === undefined) return false;
   const rep = ex.representation;
-  const version = rep.etagVersion(ctx);
   const tags = parseEtags(inm, true, [rep.etagSuffix], version);
   if (tags !== undefined && !tags.includes(member.updated)) return false;
   ex.res.setStatus(304);

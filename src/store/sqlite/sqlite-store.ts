@@ -283,13 +283,14 @@ class SqliteStore implements Store {
       // The page and the count its collection's triggers keep, in one statement: one snapshot with
       // no transaction to begin and commit (those two were 6% of a first page's CPU). The count
       // is each row's last column.
-      const { sql, params } = selectSql(c.shape, query, `${TEXT_COLUMNS}, (${COLLECTION_COUNT})`);
+      const page = selectSql(c.shape, query, `${TEXT_COLUMNS}, (${COLLECTION_COUNT})`);
+      const params = [c.key, ...page.params];
       this.#writes.commit();
-      const rows = this.#timed(allowance, () => this.#statements.rows(sql, [c.key, ...params]));
+      const rows = this.#timed(allowance, () => this.#statements.rows(page.sql, params));
       if (rows.length > 0) return { items: items(c, rows, item), total: rows[0]![4] as number };
       // No row carries the count: the page again and the count in one read transaction, so that
       // a commit of the writer thread in between cannot give a total the page contradicts.
-      const again = this.#oneRead(allowance, () => ({ rows: this.#statements.rows(sql, [c.key, ...params]), total: this.#keptCount(c) }));
+      const again = this.#oneRead(allowance, () => ({ rows: this.#statements.rows(page.sql, params), total: this.#keptCount(c) }));
       return { items: items(c, again.rows, item), total: again.total };
     }
     if (!orderWalkIsBounded(query, c.indexes.unindexed)) return undefined;
