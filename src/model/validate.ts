@@ -2,15 +2,7 @@
 
 import { SvcError, validationError, type FieldError } from '../errors.ts';
 import type { FieldDef, Member, MemberData, Model } from './types.ts';
-import { parseValue } from './values.ts';
-
-/**
- * The body's own value of a field: a field named like an Object.prototype member (`valueOf`,
- * `toString`) is absent when the body does not have it, not the inherited function.
- */
-function own(values: Record<string, unknown>, name: string): unknown {
-  return Object.hasOwn(values, name) ? values[name] : undefined;
-}
+import { ownValue, parseValue } from './values.ts';
 
 /** True when `raw` means "no value": missing, null, or (from text) empty for a non-string type. */
 function isAbsent(field: FieldDef, raw: unknown, text: boolean): boolean {
@@ -76,7 +68,7 @@ export function validateCreate(model: Model, values: Record<string, unknown>, te
   const data: MemberData = Object.create(null);
   checkKeys(model, values, errors, () => 'is assigned by the server; leave it out when creating');
   for (const field of model.declared) {
-    const raw = own(values, field.name);
+    const raw = ownValue(values, field.name);
     if (!isAbsent(field, raw, text)) accept(field, raw, text, data, errors);
     else if (field.defaultValue !== undefined) data[field.name] = field.defaultValue;
     else if (field.required) errors.push({ field: field.name, message: 'is required' });
@@ -98,10 +90,10 @@ export function validateUpdate(model: Model, values: Record<string, unknown>, te
     return id === existing.id ? undefined : `must equal the id in the URL (${existing.id}) or be left out`;
   });
   for (const field of model.declared) {
-    const raw = own(values, field.name);
+    const raw = ownValue(values, field.name);
     const absent = isAbsent(field, raw, text);
     if (!field.editable) {
-      const stored = existing[field.name] ?? null;
+      const stored = ownValue(existing, field.name) ?? null;
       if (stored !== null) data[field.name] = stored;
       if (absent) continue;
       const parsed = parseValue(field, raw, text);

@@ -13,6 +13,17 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\
 const INTEGER = /^[+-]?\d+$/;
 const FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
+/**
+ * `record`'s own value named `name`: a field named like an Object.prototype member (`constructor`,
+ * `toString`, `valueOf`) is absent when the record does not have it, not the inherited function.
+ * Every reader of a member, a body or a stored document by field name reads through this: a model
+ * may declare such fields, and a member without one must read as without it (rendered with no
+ * `<dd>`, kept absent by an update, read from a MongoDB document as absent).
+ */
+export function ownValue<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
 /** Length in characters (Unicode code points), as `max_length` counts it. */
 export function charLength(s: string): number {
   let n = 0;

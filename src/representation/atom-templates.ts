@@ -1,7 +1,7 @@
 // Atom customisation (README "Representations"): the calculated_fields templates of a model, checked and precompiled.
 
 import type { Member, Model } from '../model/types.ts';
-import { valueText } from '../model/values.ts';
+import { ownValue, valueText } from '../model/values.ts';
 import { escapeXml } from './xml-escape.ts';
 
 /** Keys a model may set, with what each customises. Any other key is a model error. */
@@ -52,7 +52,7 @@ function compile(template: string): MemberTemplate {
 
 /** The escaped canonical text of a field; an absent (or unknown) field is the empty string. */
 function fieldText(m: Member, field: string): string {
-  const v = Object.hasOwn(m, field) ? m[field] : undefined;
+  const v = ownValue(m, field);
   return v === undefined || v === null ? '' : escapeXml(valueText(v));
 }
 

@@ -2,7 +2,7 @@
 
 import { hash } from 'node:crypto';
 import type { Member, Model } from '../model/types.ts';
-import { valueText } from '../model/values.ts';
+import { ownValue, valueText } from '../model/values.ts';
 import { ATOM_NS, XHTML_NS } from './atom-ns.ts';
 import { readAtomEntry } from './atom-read.ts';
 import { templatesOf, type AtomTemplates } from './atom-templates.ts';
@@ -53,7 +53,7 @@ function entry(shape: EntryShape, collectionUrl: string, m: Member): string {
   if (t.summary) out += `<summary>${t.summary(m)}</summary>`;
   out += shape.contentHead;
   for (const [name, dt] of shape.fields) {
-    const v = m[name];
+    const v = ownValue(m, name);
     // Absent fields have no key (README "The default handler"): they get no dt/dd at all, unlike an empty string.
     if (v === undefined || v === null) continue;
     out += `${dt}${escapeXml(valueText(v))}</dd>`;

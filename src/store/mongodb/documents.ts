@@ -1,7 +1,7 @@
 // Members ↔ MongoDB documents: which document key holds each field, and values in their canonical forms.
 
 import { INDEX_PARTS, type FieldType, type IndexPart, type Member, type MemberData, type Model, type Value } from '../../model/types.ts';
-import { storedAs } from '../../model/values.ts';
+import { ownValue, storedAs } from '../../model/values.ts';
 
 /**
  * A stored member: `_id` is the member id, `updated` its stamp, then one key per present
@@ -119,11 +119,11 @@ export function partText(v: unknown, part: IndexPart): string | undefined {
 export function toDocument(model: Model, id: number, updated: string, data: MemberData): MemberDocument {
   const doc: MemberDocument = { _id: id, updated };
   for (const f of model.declared) {
-    const v = data[f.name];
+    const v = ownValue(data, f.name);
     if (v !== null && v !== undefined) doc[fieldKey(model, f.name)] = v;
   }
   for (const { field, part, key } of storedParts(model)) {
-    const text = partText(data[field], part);
+    const text = partText(ownValue(data, field), part);
     if (text !== undefined) doc[key] = text;
   }
   return doc;
@@ -138,7 +138,7 @@ export function replacement(model: Model, updated: string, data: MemberData): { 
   const $set: Record<string, Value> = { updated };
   const $unset: Record<string, ''> = {};
   for (const f of model.declared) {
-    const v = data[f.name];
+    const v = ownValue(data, f.name);
     if (v !== null && v !== undefined) $set[fieldKey(model, f.name)] = v;
     else $unset[fieldKey(model, f.name)] = '';
   }
@@ -146,7 +146,7 @@ export function replacement(model: Model, updated: string, data: MemberData): { 
   // should an index name it again (a member written meanwhile would keep the old one).
   const { stored, cleared } = partsOf(model);
   for (const { field, part, key } of stored) {
-    const text = partText(data[field], part);
+    const text = partText(ownValue(data, field), part);
     if (text !== undefined) $set[key] = text;
     else $unset[key] = '';
   }
@@ -183,7 +183,7 @@ export function retyped(type: FieldType, v: unknown): Value | undefined {
 export function toMember(model: Model, doc: Record<string, unknown>): Member {
   const member: Member = { id: Number(doc._id), updated: String(doc.updated) };
   for (const f of model.declared) {
-    const v = doc[fieldKey(model, f.name)];
+    const v = ownValue(doc, fieldKey(model, f.name));
     const value = v === null || v === undefined ? undefined : retyped(f.type, v);
     if (value !== undefined) member[f.name] = value;
   }
@@ -194,7 +194,7 @@ export function toMember(model: Model, doc: Record<string, unknown>): Member {
 export function writtenMember(model: Model, id: number, updated: string, data: MemberData): Member {
   const member: Member = { id, updated };
   for (const f of model.declared) {
-    const v = data[f.name];
+    const v = ownValue(data, f.name);
     if (v !== null && v !== undefined) member[f.name] = v;
   }
   return member;

@@ -2,7 +2,7 @@
 
 import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import type { FieldType, Member, MemberData, Value } from '../../model/types.ts';
-import { storedAs } from '../../model/values.ts';
+import { ownValue, storedAs } from '../../model/values.ts';
 import { toSql, type Column } from './sql.ts';
 
 const decoder = new TextDecoder();
@@ -28,7 +28,7 @@ export function toMember(columns: readonly Column[], row: readonly SQLOutputValu
 export function written(columns: readonly Column[], id: number, updated: string, data: MemberData): Member {
   const member: Member = { id, updated };
   for (let i = 2; i < columns.length; i++) {
-    const v = data[columns[i]!.field];
+    const v = ownValue(data, columns[i]!.field);
     if (v !== null && v !== undefined) member[columns[i]!.field] = v;
   }
   return member;
@@ -43,7 +43,7 @@ export function values(columns: readonly Column[], data: MemberData, shapeId: nu
   const fields: Record<string, unknown> = {};
   for (let i = 2; i < columns.length; i++) {
     const { field } = columns[i]!;
-    const v = data[field];
+    const v = ownValue(data, field);
     out.push(toSql(v ?? null));
     // As `written` and `toMember` give the member: present fields, in model order.
     if (v !== null && v !== undefined) fields[field] = v;

@@ -2,7 +2,7 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import type { FieldDef, FieldType, MemberData, Model, Value } from '../../model/types.ts';
-import { storedAs } from '../../model/values.ts';
+import { ownValue, storedAs } from '../../model/values.ts';
 import { fromSql } from './rows.ts';
 import { columnsSql, datePartSql, partKey, quoteIdent, textExpr, toSql, type Indexes, type TableShape } from './sql.ts';
 import type { Statements } from './statements.ts';
@@ -282,7 +282,7 @@ function convert(statements: Statements, t: string, from: string, to: string, fi
     for (const [id, v, text, shape] of rows) {
       const current = shape === shapeId && typeof text === 'string';
       let value: Value | undefined;
-      if (current) value = (JSON.parse(text) as MemberData)[field.name];
+      if (current) value = ownValue(JSON.parse(text) as MemberData, field.name);
       else if (held !== undefined) {
         // The value as a read in the type the column held gave it (a boolean kept as 1 is true),
         // then in the new type: a boolean made text reads "true", as the MongoDB store reads the
@@ -292,7 +292,7 @@ function convert(statements: Statements, t: string, from: string, to: string, fi
       } else {
         // A column an older svc wrote, whose type is not recorded: the value as written while the
         // row's JSON text still holds it (a conversion that changes the columns clears the shape).
-        const written = shape !== null && typeof text === 'string' ? (JSON.parse(text) as MemberData)[field.name] : undefined;
+        const written = shape !== null && typeof text === 'string' ? ownValue(JSON.parse(text) as MemberData, field.name) : undefined;
         value = written !== undefined && written !== null ? storedAs(field.type, written) : fromSql(field.type, v!);
       }
       write.run(toSql(value ?? null), current ? shape : null, id!);
