@@ -15,11 +15,16 @@ import { isVolatile, openStore } from '../store/open.ts';
 import { storeUnavailable, type Store } from '../store/store.ts';
 import { App } from './app.ts';
 
-/** The names a tenant directory may have: the first label of a Host, lower-cased (a label starts with a letter or digit). */
-export const TENANT_NAME = /^[a-z0-9][a-z0-9-]*$/;
+/**
+ * The names a tenant directory may have: the first label of a Host, lower-cased (a label starts
+ * with a letter or digit, and is at most 63 characters: RFC 1035 §2.3.4). A longer name could not
+ * come in a host name, and its store could not be named: SQLite's file (`svc.<name>.sqlite-wal`)
+ * is over a file name's 255 bytes past about 240 characters.
+ */
+export const TENANT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** What a directory whose name is not a TENANT_NAME is told. */
-export const TENANT_NAME_RULE = "tenant names are lower-case letters, digits and '-' (not first)";
+export const TENANT_NAME_RULE = "tenant names are 1 to 63 lower-case letters, digits and '-' (not first), as a Host's first label";
 
 /**
  * The directories of `root` as requests find them (a link to a directory is one, as `resolve`

@@ -48,10 +48,14 @@ t.test('tenants are the directories requests find: a link to one is checked, a n
   symlinkSync(join(dir, 'broken'), join(dir, 'linked'));
   // A Host label starts with a letter or digit: no request reaches `-x`.
   mkdirSync(join(dir, '-x'));
+  // Nor is a label over 63 characters (RFC 1035): a longer name was served until its store file's
+  // name passed 255 bytes, and then every request was 503.
+  mkdirSync(join(dir, 'a'.repeat(64)));
   const { code, out } = await runSvc(['check', '--tenants', dir]);
   t.equal(code, 1, out);
   t.match(out, /^linked: models\/bad\.json: not valid JSON/m, 'the linked tenant is checked');
-  t.match(out, /^-x: warning: not served: tenant names are lower-case letters, digits and '-' \(not first\)$/m);
+  t.match(out, new RegExp(`^${'a'.repeat(64)}: warning: not served: tenant names are 1 to 63 `, 'm'));
+  t.match(out, /^-x: warning: not served: tenant names are 1 to 63 lower-case letters, digits and '-' \(not first\), as a Host's first label$/m);
 });
 
 t.test("each tenant's problems and warnings name it; the other tenants are still checked", async (t) => {
@@ -71,7 +75,7 @@ t.test("each tenant's problems and warnings name it; the other tenants are still
   t.match(out, /^broken: resources\/notes\.ts:2:\d+: /m);
   t.match(out, /^broken: models\/lonely\.json: warning: no handler/m);
   t.match(out, /^settings: svc\.json is not valid JSON/m, 'an app that cannot be opened is a problem of its tenant');
-  t.match(out, /^Not_A_Tenant: warning: not served: tenant names are lower-case letters, digits and '-' \(not first\)$/m);
+  t.match(out, /^Not_A_Tenant: warning: not served: tenant names are 1 to 63 lower-case letters, digits and '-' \(not first\), as a Host's first label$/m);
   t.notMatch(out, /^(acme|globex): /m, 'the correct tenants are not named');
   t.notMatch(out, /README/);
   t.match(out, /^svc check: 3 problems$/m);

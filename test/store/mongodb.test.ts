@@ -37,6 +37,9 @@ t.test('database per app: from the URI path, else svc; a tenant gets <db>_<tenan
   t.throws(() => databaseName('mongodb://h/a$b', ''), /cannot be a MongoDB database name/);
   t.throws(() => databaseName('mongodb://h/shop', '../x'), /invalid app name/);
   t.throws(() => databaseName(`mongodb://h/${'d'.repeat(60)}`, 'tenant'), /under 64 bytes/);
+  // A tenant's database: the fix may be its name; an app's is the URI's alone.
+  t.throws(() => databaseName('mongodb://h/svc', 't'.repeat(60)), /under 64 bytes\): shorten the database in the store URI \(or the tenant's name\)$/);
+  t.throws(() => databaseName(`mongodb://h/${'d'.repeat(64)}`, ''), /under 64 bytes\): change the database in the store URI$/);
 });
 
 t.test('client options: bounded waits and journaled writes, unless the URI says otherwise', async (t) => {

@@ -42,7 +42,8 @@ export function databaseName(uri: string, name: string): string {
   if (name !== '' && !APP_NAME.test(name)) throw new Error(`invalid app name for a database: ${JSON.stringify(name)}`);
   const db = name === '' ? base : `${base}_${name}`;
   if (!DATABASE_NAME.test(db) || Buffer.byteLength(db) > 63) {
-    throw new Error(`"${db}" cannot be a MongoDB database name (no /\\. "$*<>:|? and under 64 bytes): change the database in the store URI`);
+    const fix = name === '' ? 'change the database in the store URI' : `shorten the database in the store URI (or the tenant's name)`;
+    throw new Error(`"${db}" cannot be a MongoDB database name (no /\\. "$*<>:|? and under 64 bytes): ${fix}`);
   }
   return db;
 }
