@@ -5,7 +5,7 @@ import { parseQuery } from '../model/query.ts';
 import type { Member, Model, Order, Query } from '../model/types.ts';
 import { validateCreate, validateUpdate } from '../model/validate.ts';
 import { DEFAULT_LIMITS } from '../exchange/limits.ts';
-import type { ReadOptions, Store } from '../store/store.ts';
+import { nextUpdated, type ReadOptions, type Store } from '../store/store.ts';
 
 /** The most members one model-API `list()` call returns; page with start/count beyond it. */
 export const MODEL_API_MAX_LIST = 10_000;
@@ -59,16 +59,6 @@ export class ResultTooLarge extends Error {
     super(`the members found are over the ${maxBytes} bytes one call may return (maxResultBytes)`);
     this.maxBytes = maxBytes;
   }
-}
-
-/**
- * The `updated` stamp of a write: now, but always later than the previous one of the member,
- * so that every update changes the ETag even within one millisecond.
- */
-export function nextUpdated(previous?: string): string {
-  const now = Date.now();
-  const prev = previous ? Date.parse(previous) : Number.NEGATIVE_INFINITY;
-  return new Date(now > prev ? now : prev + 1).toISOString();
 }
 
 /** A member's `updated` stamp as its entity tags write it: milliseconds since 1970, in base 36. */

@@ -175,6 +175,18 @@ export function yearRange(value: Value | Value[]): [string, string] | undefined 
   return [`${yyyy}-`, `${yyyy}.`];
 }
 
+/**
+ * The `updated` stamp of a write: now, but always later than the previous one of the member,
+ * so that every update changes the ETag even within one millisecond. Also the stamp of a member
+ * that a field's type change rewrote to another value (a store's migration): it is another
+ * member then, and no entity tag may name both.
+ */
+export function nextUpdated(previous?: string): string {
+  const now = Date.now();
+  const prev = previous ? Date.parse(previous) : Number.NEGATIVE_INFINITY;
+  return new Date(now > prev ? now : prev + 1).toISOString();
+}
+
 /** Seconds a client is asked to wait (`Retry-After`) when the store cannot be reached. */
 export const RETRY_AFTER_SECONDS = 5;
 

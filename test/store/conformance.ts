@@ -604,7 +604,14 @@ export function runStoreSuite(t: Test, { newStore, knownGaps }: StoreSuiteOption
     t.same(await codes(back), [12, 9, 100, 123, null, 12]);
     t.same(await codes(back, { filters: [filter('code', 'gte', 12)], order: order('code') }), [12, 12, 100, 123], 'compared and ordered as numbers');
     t.same(await ids(store, back, { filters: [filter('code', 'isnull', true)] }), [5]);
-    t.same(await store.get(back, 5), { id: 5, updated: stamp(1), n: 1 });
+    // A value the change rewrote to another ("0123" is 123 now, "abc" is gone) makes the member
+    // another one: stamped again, so that no entity tag names both (a change back to this model
+    // file would give the old tag back). One rewritten to what reads back the same ("12") keeps its
+    // stamp, and so do those the first change made text (12 is "12").
+    const afterBack = await collect(store.list(back, query()));
+    t.same(afterBack.map((m) => m.updated === stamp(m.id <= 3 ? [12, 9, 100][m.id - 1]! : 1)), [true, true, true, false, false, true], 'stamped again: 4 and 5');
+    t.ok(afterBack.slice(3, 5).every((m) => m.updated > stamp(1)), 'later than before');
+    t.same(await store.get(back, 5), { id: 5, updated: afterBack[4]!.updated, n: 1 });
   });
 
   t.test('floats that become integers are rounded, and compared as they read', async (t) => {
@@ -643,7 +650,11 @@ export function runStoreSuite(t: Test, { newStore, knownGaps }: StoreSuiteOption
     t.same(await ids(store, flags, { filters: [filter('on', 'exact', true)] }), [1, 3, 4, 5]);
     t.same(await ids(store, flags, { filters: [filter('on', 'exact', false)] }), [2]);
     t.same(await ids(store, flags, { order: order('on') }), [2, 1, 3, 4, 5]);
-    t.same(await collect(store.list(makeModel('flags', { on: 'integer' }), query())), [1, 0, 1, 1, 1].map((on, i) => ({ id: i + 1, updated: stamp(1), on })), 'and back: 1 and 0');
+    const back = await collect(store.list(makeModel('flags', { on: 'integer' }), query()));
+    t.same(back.map((m) => m.on), [1, 0, 1, 1, 1], 'and back: 1 and 0');
+    // 12, -1 and 0.5 are another value now (they read back as 1): stamped again; 0 and 1 are not.
+    t.same(back.map((m) => m.updated === stamp(1)), [false, true, false, true, false], 'the members whose value changed are stamped again');
+    t.ok(back.every((m) => m.updated >= stamp(1)));
   });
 
   t.test('every operation prepares its model itself: ensure is never required', async (t) => {

@@ -626,7 +626,10 @@ t.test('a type change within numbers or within text keeps the column', async (t)
   const db = new DatabaseSync(path, { readOnly: true });
   t.teardown(() => db.close());
   t.same(db.prepare("SELECT name, type FROM pragma_table_info('things') WHERE name IN ('a', 'b')").all().map((r) => `${r.name} ${r.type}`), ['a INTEGER', 'b TEXT'], 'the same columns');
-  t.same(await store.get(makeModel('things', { a: 'boolean', b: 'date' }), 1), { id: 1, updated: stamp(0), a: true, b: '2025-01-02' });
+  const got = await store.get(makeModel('things', { a: 'boolean', b: 'date' }), 1);
+  // 3 is true now, which reads back as 1: another value, so the member is stamped again.
+  t.match(got, { id: 1, a: true, b: '2025-01-02' });
+  t.ok(got!.updated > stamp(0), 'stamped again');
 });
 
 t.test('acknowledged writes survive SIGKILL', async (t) => {

@@ -171,6 +171,11 @@ export function otherTypes(type: FieldType): ('string' | 'number' | 'bool')[] {
   return (['string', 'number', 'bool'] as const).filter((t) => t !== BSON_TYPE[type]);
 }
 
+/** The field type a stored value reads back as unchanged: text, a number (float) or a boolean; undefined for another BSON value. */
+export function typeOfValue(v: unknown): FieldType | undefined {
+  return typeof v === 'string' ? 'string' : typeof v === 'number' ? 'float' : typeof v === 'boolean' ? 'boolean' : undefined;
+}
+
 /**
  * A stored value as a value of its field's current `type` (model/values.ts `storedAs`), or undefined
  * (absent) when it is none.

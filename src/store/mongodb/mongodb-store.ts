@@ -2,9 +2,9 @@
 
 import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb';
 import { INDEX_PARTS, type FieldType, type Filter, type Member, type MemberData, type Model, type Query } from '../../model/types.ts';
-import { DEFAULT_STORE_TIME_MS, jsonTexts, modelSignature, type ReadOptions, type Store, type WriteResult } from '../store.ts';
+import { DEFAULT_STORE_TIME_MS, jsonTexts, modelSignature, nextUpdated, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { acquireClient, clientOptions, databaseName, redact } from './connection.ts';
-import { fieldKey, otherTypes, partKey, partText, replacement, retyped, storedParts, toDocument, toMember, writtenMember } from './documents.ts';
+import { fieldKey, otherTypes, partKey, partText, replacement, retyped, storedParts, toDocument, toMember, typeOfValue, writtenMember } from './documents.ts';
 import { ignoreMissingIndex, isDuplicateKey, readError, storeError } from './errors.ts';
 import { acquireMemoryServer } from './memory.ts';
 import { translateFilters, translateQuery } from './translate.ts';
@@ -237,6 +237,11 @@ class MongoStore implements Store {
    * `notInteger`) is of the type of one it can, and no index tells them apart: those are looked for
    * only when the recorded type of the field is not integer (or none is recorded), reading every
    * member that has a number there.
+   *
+   * A value the new type cannot hold as it was (`"0123"` as 123, 5 as true, 1.5 as 2, `"abc"` as
+   * absent) makes the member another one: it is stamped again (`updated`, as a write stamps it), so
+   * that no entity tag names it as it was and as it is (a change back to the old model file would
+   * give the old tag back). A value it holds as it was (5 as `"5"`) keeps its `updated`.
    */
   async #retype(model: Model, c: Collection<Stored>): Promise<void> {
     const recorded = (await this.#counters.findOne({ _id: { $eq: model.name } }, { projection: { types: 1 } }))?.types ?? {};
@@ -246,10 +251,15 @@ class MongoStore implements Store {
       const parts = Object.fromEntries(INDEX_PARTS.map((part) => [partKey(key, part), ''] as const));
       const other = { [key]: { $type: otherTypes(f.type) } };
       const query = f.type === 'integer' && recorded[key] !== 'integer' ? { $or: [other, notInteger(key)] } : other;
-      await rewrite(c, c.find(query, { projection: { [key]: 1 } }), (doc) => {
-        const value = retyped(f.type, doc[key]);
-        const filter = { _id: { $eq: doc._id }, [key]: { $eq: doc[key] } };
-        return { updateOne: { filter, update: value === undefined ? { $unset: { ...parts, [key]: '' } } : { $set: { [key]: value }, $unset: parts } } };
+      await rewrite(c, c.find(query, { projection: { [key]: 1, updated: 1 } }), (doc) => {
+        const before = doc[key];
+        const value = retyped(f.type, before);
+        const was = typeOfValue(before);
+        const lossy = value === undefined || was === undefined || retyped(was, value) !== before;
+        const filter = { _id: { $eq: doc._id }, [key]: { $eq: before }, ...(lossy ? { updated: { $eq: doc.updated } } : {}) };
+        const $set = { ...(value === undefined ? {} : { [key]: value }), ...(lossy ? { updated: nextUpdated(doc.updated) } : {}) };
+        const $unset = value === undefined ? { ...parts, [key]: '' as const } : parts;
+        return { updateOne: { filter, update: Object.keys($set).length > 0 ? { $set, $unset } : { $unset } } };
       });
     }
     const types = Object.fromEntries(model.declared.map((f) => [fieldKey(model, f.name), f.type]));

@@ -6,7 +6,7 @@ import { ownValue, storedAs } from '../../model/values.ts';
 import { fromSql } from './rows.ts';
 import { columnsSql, datePartSql, partKey, quoteIdent, textExpr, toSql, type Indexes, type TableShape } from './sql.ts';
 import type { Statements } from './statements.ts';
-import { fieldsSignature, modelSignature } from '../store.ts';
+import { fieldsSignature, modelSignature, nextUpdated } from '../store.ts';
 
 /** Version of the bookkeeping tables below, in `PRAGMA user_version`. */
 const SCHEMA_VERSION = 2;
@@ -179,10 +179,15 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   // value (the ranges read the field's index, when it has one). The row's JSON text no longer
   // holds what its columns do: its shape is cleared, or the text would be read again once that
   // shape is current again (integer 5 → boolean true → integer: 5 by id, 1 to a filter).
+  // Such a member is another member now, at the same `updated`: it is stamped again, as a write
+  // stamps it (nextUpdated), so that no ETag names both (README "Concurrency").
   for (const field of model.declared) {
     if (field.type !== 'boolean') continue;
     const col = quoteIdent(columnOf.get(field.name)!);
-    db.exec(`UPDATE ${t} SET ${col} = (${col} != 0), ${quoteIdent(SHAPE_COLUMN)} = NULL WHERE ${col} < 0 OR (${col} > 0 AND ${col} < 1) OR ${col} > 1`);
+    const stamp = statements.get(`UPDATE ${t} SET ${col} = (${col} != 0), ${quoteIdent(SHAPE_COLUMN)} = NULL, "updated" = ? WHERE "id" = ?`);
+    for (const [id, updated] of statements.rows(`SELECT "id", "updated" FROM ${t} WHERE ${col} < 0 OR (${col} > 0 AND ${col} < 1) OR ${col} > 1`, [])) {
+      stamp.run(nextUpdated(updated as string), id!);
+    }
   }
   for (const field of model.declared) {
     const col = columnOf.get(field.name)!;
@@ -276,10 +281,11 @@ const CONVERT_BATCH = 1000;
 function convert(statements: Statements, t: string, from: string, to: string, field: FieldDef, held: FieldType | undefined, shapeId: number): void {
   // An INTEGER is read as a REAL: one past 2^53 (a float left in a column made for integers) could not be read at all.
   const value = `CASE WHEN typeof(${from}) = 'integer' THEN CAST(${from} AS REAL) ELSE ${textExpr(from)} END`;
-  const read = `SELECT "id", ${value}, ${quoteIdent(TEXT_COLUMN)}, ${quoteIdent(SHAPE_COLUMN)} FROM ${t} WHERE "id" > ? AND ${from} IS NOT NULL ORDER BY "id" LIMIT ${CONVERT_BATCH}`;
+  const read = `SELECT "id", ${value}, ${quoteIdent(TEXT_COLUMN)}, ${quoteIdent(SHAPE_COLUMN)}, "updated" FROM ${t} WHERE "id" > ? AND ${from} IS NOT NULL ORDER BY "id" LIMIT ${CONVERT_BATCH}`;
   const write = statements.get(`UPDATE ${t} SET ${to} = ?, ${quoteIdent(SHAPE_COLUMN)} = ? WHERE "id" = ?`);
+  const stamped = statements.get(`UPDATE ${t} SET ${to} = ?, ${quoteIdent(SHAPE_COLUMN)} = ?, "updated" = ? WHERE "id" = ?`);
   for (let last = 0, rows = statements.rows(read, [last]); rows.length > 0; rows = statements.rows(read, [last])) {
-    for (const [id, v, text, shape] of rows) {
+    for (const [id, v, text, shape, updated] of rows) {
       const current = shape === shapeId && typeof text === 'string';
       let value: Value | undefined;
       if (current) value = ownValue(JSON.parse(text) as MemberData, field.name);
@@ -289,6 +295,15 @@ function convert(statements: Statements, t: string, from: string, to: string, fi
         // boolean it keeps.
         const before = fromSql(held, v!);
         value = before === undefined || before === null ? undefined : storedAs(field.type, before);
+        // A value the new type cannot hold as it was ("0123" as 123, 5 as true, 1.5 as 2, "abc" as
+        // absent) makes the member another one at the same `updated`, which a change back to the
+        // old type (the same model file, the same ETag version) would serve under its old ETag:
+        // it is stamped again, as a write stamps it (README "Concurrency").
+        if (before !== undefined && before !== null && (value === undefined || value === null || storedAs(held, value) !== before)) {
+          stamped.run(toSql(value ?? null), null, nextUpdated(updated as string), id!);
+          last = id as number;
+          continue;
+        }
       } else {
         // A column an older svc wrote, whose type is not recorded: the value as written while the
         // row's JSON text still holds it (a conversion that changes the columns clears the shape).
