@@ -140,6 +140,33 @@ export async function appServer(t: Pick<Test, 'teardown'>, files: AppFiles, opts
 }
 
 /**
+ * A server in tenant mode (`--tenants`): a temporary directory with a copy of the app `files` for
+ * each of `names`, each tenant's data in a SQLite file of its own in another temporary directory
+ * (unless `opts.store` says otherwise); stopped and both directories removed when `t` ends.
+ * `addTenant` copies the app in as one more tenant.
+ */
+export async function tenantsServer(
+  t: Pick<Test, 'teardown'>,
+  names: readonly string[],
+  files: AppFiles,
+  opts: Omit<StartOptions, 'appDir' | 'tenantsDir'> = {},
+): Promise<TestServer & { tenants: string; addTenant(name: string): void }> {
+  const template = makeApp(files);
+  const tenants = mkdtempSync(join(tmpdir(), 'svc-tenants-'));
+  const data = mkdtempSync(join(tmpdir(), 'svc-tenant-data-'));
+  const addTenant = (name: string) => cpSync(template.dir, join(tenants, name), { recursive: true });
+  for (const name of names) addTenant(name);
+  const server = await startServer({ store: `sqlite:${join(data, 'svc.sqlite')}`, ...opts, tenantsDir: tenants });
+  t.teardown(async () => {
+    await server.close();
+    template.cleanup();
+    rmSync(tenants, { recursive: true, force: true });
+    rmSync(data, { recursive: true, force: true });
+  });
+  return Object.assign(server, { tenants, addTenant });
+}
+
+/**
  * The two ways a handler serves with the default handler: the one-line `svc.delegate();`, which
  * the server recognises and runs without an isolate, and a module implementing every event as
  * `svc.delegate()`, which runs in the isolate and reaches the default handler through the bridge.

@@ -4,27 +4,14 @@
 // every request of that tenant was 503 store-unavailable, and nothing said why. Now such a
 // directory is no tenant (named in the start-up summary and by `svc check`): 404 tenant-not-found.
 
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { getWithHost, raw } from '../helpers/raw-http.ts';
-import { makeApp, startServer } from '../helpers/server.ts';
+import { tenantsServer } from '../helpers/server.ts';
 
-const template = makeApp({ models: { notes: { fields: { text: { type: 'string' } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } });
-const tenants = mkdtempSync(join(tmpdir(), 'svc-tenants-'));
 const longest = 'a'.repeat(62) + '9';
 // A Host name is at most 253 characters: `<245 characters>.x` is one.
 const names = [longest, 'b'.repeat(64), 'c'.repeat(245)];
-for (const name of names) cpSync(template.dir, join(tenants, name), { recursive: true });
-const data = mkdtempSync(join(tmpdir(), 'svc-data-'));
-const server = await startServer({ tenantsDir: tenants, store: `sqlite:${join(data, 'svc.sqlite')}` });
-t.teardown(async () => {
-  await server.close();
-  template.cleanup();
-  rmSync(tenants, { recursive: true, force: true });
-  rmSync(data, { recursive: true, force: true });
-});
+const server = await tenantsServer(t, names, { models: { notes: { fields: { text: { type: 'string' } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } });
 
 t.test('a tenant named by a label of 63 characters is served, its data kept in its own file', async (t) => {
   const body = JSON.stringify({ text: 'kept' });

@@ -2,10 +2,9 @@
 
 import t from 'tap';
 import { request } from 'node:http';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeApp, startServer } from '../helpers/server.ts';
+import { startServer, tenantsServer } from '../helpers/server.ts';
 
 function call(port: number, host: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
@@ -20,21 +19,8 @@ function call(port: number, host: string, method: string, path: string, body?: u
   });
 }
 
-const template = makeApp({
-  models: { notes: { fields: { text: { type: 'string' } } } },
-  resources: { 'notes.ts': 'svc.delegate();\n' },
-});
-const tenants = mkdtempSync(join(tmpdir(), 'svc-tenants-'));
-const data = mkdtempSync(join(tmpdir(), 'svc-tenant-data-'));
-cpSync(template.dir, join(tenants, 'acme'), { recursive: true });
-cpSync(template.dir, join(tenants, 'globex'), { recursive: true });
-const server = await startServer({ tenantsDir: tenants, store: `sqlite:${join(data, 'svc.sqlite')}` });
-t.teardown(async () => {
-  await server.close();
-  template.cleanup();
-  rmSync(tenants, { recursive: true, force: true });
-  rmSync(data, { recursive: true, force: true });
-});
+const server = await tenantsServer(t, ['acme', 'globex'], { models: { notes: { fields: { text: { type: 'string' } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } });
+const { tenants } = server;
 
 t.test('requests are routed by the first label of Host, and tenants share no data', async (t) => {
   t.equal((await call(server.port, 'acme.example.com', 'POST', '/resources/notes', { text: 'a' })).status, 201);
@@ -70,7 +56,7 @@ t.test('--public-url with {tenant} names each tenant in its URLs', async (t) => 
 });
 
 t.test('tenants are added and removed without a restart', async (t) => {
-  cpSync(template.dir, join(tenants, 'initech'), { recursive: true });
+  server.addTenant('initech');
   t.equal((await call(server.port, 'initech.example.com', 'GET', '/resources/notes')).status, 200);
   rmSync(join(tenants, 'initech'), { recursive: true, force: true });
   t.equal((await call(server.port, 'initech.example.com', 'GET', '/resources/notes')).status, 404);
