@@ -64,8 +64,13 @@ export class HttpResponse implements ResponseSink {
     const phrase = reasonPhrase(this.status);
     if (phrase !== undefined) res.statusMessage = phrase;
     for (const [name, value] of this.headers) res.setHeader(name, value);
-    // 204 and 304 have no body by definition (RFC 9110 §15.3.5, §15.4.5).
-    if (this.status === 204 || this.status === 304) res.removeHeader('content-type');
+    // 204 and 304 have no body by definition (RFC 9110 §15.3.5, §15.4.5), and so no type or
+    // length of one: a 204 MUST NOT carry a Content-Length (§8.6), and a 304's may only be the
+    // length of the 200 it stands for, which a handler's dropped view is not.
+    if (this.status === 204 || this.status === 304) {
+      res.removeHeader('content-type');
+      res.removeHeader('content-length');
+    }
   }
 
   /** Writes body text, committing first; resolves when the socket can take more (backpressure). */
