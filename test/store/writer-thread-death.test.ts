@@ -4,6 +4,7 @@
 // start another thread, and nothing acknowledged is lost.
 
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import t from 'tap';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
@@ -24,15 +25,22 @@ t.teardown(() => {
 });
 
 t.test('writes in flight when the writer thread ends', async (t) => {
-  const store = await openSqliteStore(`sqlite:${join(t.testdir(), 'svc.sqlite')}`, '');
+  const file = join(t.testdir(), 'svc.sqlite');
+  const store = await openSqliteStore(`sqlite:${file}`, '');
   t.teardown(() => store.close());
   const model = makeModel('notes', { n: 'integer' });
   const first = await store.insert(model, { n: 0 }, stamp(0));
   const acked = [first.id];
+  // Another connection holds the write lock, so that the thread cannot commit (and answer) any of
+  // the writes before it ends, however the threads are scheduled: under load, a thread that ran
+  // all 40 before the terminate landed failed this test once.
+  const other = new DatabaseSync(file);
+  other.exec('BEGIN IMMEDIATE');
   const inFlight = Array.from({ length: 40 }, (_, n) => store.insert(model, { n: n + 1 }, stamp(n + 1)));
-  // Sent at once (40 writes go in 10 messages of 4): end the thread before it can answer them.
   await started[0]!.terminate();
   const outcomes = await Promise.allSettled(inFlight);
+  other.exec('ROLLBACK');
+  other.close();
   for (const o of outcomes) {
     if (o.status === 'fulfilled') acked.push(o.value.id);
     else t.match(o.reason, { code: 'internal-error', status: 500, message: /may or may not have been stored/ });
