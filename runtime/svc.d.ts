@@ -2,8 +2,9 @@
 //
 // Add this file to a handler project's tsconfig ("include": ["resources/**/*.ts", "<svc>/runtime/svc.d.ts"],
 // "types": [], "lib": ["es2024"]) and an editor completes svc., zget, zput and the context keys.
-// Handlers run in an isolate: there is no `require`, `process`, `Buffer`, `fetch`, timers, file
-// system or network, and every call below is synchronous.
+// Handlers run in an isolate: there is no `require`, `process`, `Buffer`, timers, file system or
+// network other than `fetch()` to the origins the app's svc.json lists, and every call below but
+// `fetch()` is synchronous.
 
 /** JSON data: what crosses into and out of the context. Dates given to zput become ISO strings. */
 type SvcJson = null | boolean | number | string | SvcJson[] | { [key: string]: SvcJson };

@@ -207,7 +207,7 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
 async function retrieve(ex: Exchange, model: Model, collect: boolean): Promise<DelegateResult> {
   const id = requireId(ex, model);
   // The member as the store keeps its JSON, when the representation is that text: no object is
-  // built (a handler's svc.member() gets the text too).
+  // built (a handler's /event/resource/member gets the text too).
   const rep = ex.representation;
   const ctx = renderContext(ex, model);
   if (rep.renderMemberJson && ex.store.getJson) {

@@ -304,7 +304,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     let body: Record<string, unknown> | undefined;
     if (r.event === 'create' || r.event === 'update') {
       // The body is read only here, and in no content coding (RFC 9110 §8.4): 415, and Accept-Encoding
-      // says which the server takes (§12.5.3). Other events pass the body to the handler as sent.
+      // says which the server takes (§12.5.3). Only these two are given the body parsed (SPEC §8, `/request/body`).
       const codings = contentCodings(req.headers['content-encoding']);
       if (codings.length > 0) {
         throw new SvcError('unsupported-media-type', `Content-Encoding ${codings.join(', ')} is not accepted: send the body uncompressed (no Content-Encoding).`, {

@@ -1,5 +1,5 @@
-// `svc.delegate()`: the default handler completes the response; `svc.member()`/`svc.collection()`
-// afterwards read what it served. The guest sends `delegate` one-way and asks for its result with
+// `svc.delegate()`: the default handler completes the response; `/event/resource/member` and
+// `/event/resource/collection` afterwards read what it served. The guest sends `delegate` one-way and asks for its result with
 // `delegated` only when the handler uses the runtime again (runtime/prelude.js, settleDelegate).
 
 import { complete } from '../../exchange/complete.ts';
