@@ -63,8 +63,19 @@ const CHECK_FLAGS: readonly string[] = ['app', 'tenants', 'types', 'help'];
 
 class UsageError extends Error {}
 
+/**
+ * The options in milliseconds. Node runs a timer of more than 2^31 − 1 ms after 1 ms instead (with
+ * a TimeoutOverflowWarning): a longer --tenant-idle re-armed every idle tenant's timer every
+ * millisecond, a longer --request-timeout cut a response its client did not take within 1 ms.
+ */
+const MILLISECONDS: readonly string[] = ['request-timeout', 'cpu-limit', 'store-limit', 'tenant-idle'];
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 function integer(name: string, raw: string, min: number): number {
   if (!/^\d+$/.test(raw) || Number(raw) < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, not "${raw}"`);
+  if (MILLISECONDS.includes(name) && Number(raw) > LONGEST_TIMER_MS) {
+    throw new UsageError(`--${name} must be at most ${LONGEST_TIMER_MS} (ms), not "${raw}": a longer time is more than a timer holds (24.8 days)`);
+  }
   return Number(raw);
 }
 

@@ -40,10 +40,30 @@ export function runPrimary(n: number, log: Logger, announce: (url: string) => vo
   let nextRequest = 1;
   /** Metrics requests to workers still waiting for an answer. */
   const pending = new Map<number, (metrics: WorkerMetrics) => void>();
+  /** Each worker's counters and histograms as it last answered. */
+  const lastSeen = new Map<Worker, WorkerMetrics>();
+  /**
+   * The counts of workers that are gone. A counter must not go down while the server runs
+   * (Prometheus reads a decrease as a reset, and counts every request so far again): the counts a
+   * worker had when it last answered stay in the sum after it died. Gauges are its own. Moved here
+   * at once when the worker exits, so that no scrape in between misses them; added up into one
+   * entry by a scrape when there are several (a worker that keeps dying cannot grow the list).
+   */
+  const departed: WorkerMetrics[] = [];
+  const counts = (metrics: WorkerMetrics): WorkerMetrics => metrics.filter((m) => (m.type as unknown) !== 'gauge');
+  const forget = (w: Worker): void => {
+    const last = lastSeen.get(w);
+    lastSeen.delete(w);
+    if (last !== undefined) departed.push(last);
+  };
 
-  /** Every serving worker's metrics, added up; a worker that is starting or stuck is left out (and said so). */
+  /**
+   * Every serving worker's metrics, added up, with the counts of the workers that are gone; a
+   * worker that is starting is left out, one that is stuck counts as it last answered (and said so).
+   */
   const clusterMetrics = async (): Promise<string> => {
-    const asked = [...listening].map(
+    const workers = [...listening];
+    const asked = workers.map(
       (w) =>
         new Promise<WorkerMetrics | undefined>((resolve) => {
           const id = nextRequest++;
@@ -61,10 +81,28 @@ export function runPrimary(n: number, log: Logger, announce: (url: string) => vo
         }),
     );
     const answers = await Promise.all(asked);
-    const got = answers.filter((a): a is WorkerMetrics => a !== undefined);
-    const missing = answers.length - got.length;
-    const text = got.length > 0 ? await AggregatorRegistry.aggregate(got).metrics() : '';
-    return missing > 0 ? `# ${missing} of ${answers.length} workers did not answer in time; their metrics are left out\n${text}` : text;
+    if (departed.length > 1) {
+      // Only appended to meanwhile: the first `k` are still the ones added up.
+      const k = departed.length;
+      departed.splice(0, k, await AggregatorRegistry.aggregate(departed.slice(0, k)).getMetricsAsJSON());
+    }
+    const all: WorkerMetrics[] = [...departed];
+    workers.forEach((w, i) => {
+      const a = answers[i];
+      // A worker that died meanwhile is in `departed`, as it last answered before.
+      if (!listening.has(w)) return;
+      if (a !== undefined) {
+        all.push(a);
+        lastSeen.set(w, counts(a));
+      } else {
+        // A worker that does not answer keeps the counts it last gave, so that no counter goes down.
+        const last = lastSeen.get(w);
+        if (last !== undefined) all.push(last);
+      }
+    });
+    const missing = answers.filter((a) => a === undefined).length;
+    const text = all.length > 0 ? await AggregatorRegistry.aggregate(all).metrics() : '';
+    return missing > 0 ? `# ${missing} of ${answers.length} workers did not answer in time; their counts are as they last answered, their gauges are left out\n${text}` : text;
   };
   const listening = new Set<Worker>();
   const fatal = new Map<Worker, string>();
@@ -97,6 +135,7 @@ export function runPrimary(n: number, log: Logger, announce: (url: string) => vo
     worker.on('exit', (code, signal) => {
       alive--;
       const served = listening.delete(worker);
+      forget(worker);
       const why = fatal.get(worker);
       fatal.delete(worker);
       if (stopping) {
