@@ -71,6 +71,19 @@ class UsageError extends Error {}
 const MILLISECONDS: readonly string[] = ['request-timeout', 'cpu-limit', 'store-limit', 'tenant-idle'];
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * A switch (`--dev`, `--wait-for-store`): on with its flag, else as its variable says. `1` and
+ * `true` are on; unset, empty, `0` and `false` are off; any other value is refused, naming the
+ * variable (`SVC_DEV=yes` was off without a word).
+ */
+function switchOn(flag: boolean | undefined, variable: string, env: Readonly<Record<string, string | undefined>>): boolean {
+  if (flag === true) return true;
+  const raw = env[variable];
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new UsageError(`${variable} must be 1, true, 0 or false, not "${raw}"`);
+}
+
 function integer(name: string, raw: string, min: number): number {
   if (!/^\d+$/.test(raw) || Number(raw) < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, not "${raw}"`);
   if (MILLISECONDS.includes(name) && Number(raw) > LONGEST_TIMER_MS) {
@@ -188,13 +201,13 @@ export function parseConfig(argv: string[], processEnv: NodeJS.ProcessEnv): { co
     port: port === undefined ? DEFAULT_CONFIG.port : integer('port', port, 0),
     host: get('host') ?? DEFAULT_CONFIG.host,
     store: get('store') ?? DEFAULT_CONFIG.store,
-    dev: values.dev === true || env.SVC_DEV === '1' || env.SVC_DEV === 'true',
+    dev: switchOn(values.dev, 'SVC_DEV', env),
     ...(publicUrl !== undefined ? { publicUrl } : {}),
     ...(cors !== undefined && cors.length > 0 ? { cors } : {}),
     // Unset, the default follows --tenants (fetchPrivateOf); the --workers processes parse the
     // same arguments and environment (cluster.fork), so they get the same value.
     ...(fetchPrivate !== undefined ? { fetchPrivate } : {}),
-    waitForStore: values['wait-for-store'] === true || env.SVC_WAIT_FOR_STORE === '1' || env.SVC_WAIT_FOR_STORE === 'true',
+    waitForStore: switchOn(values['wait-for-store'], 'SVC_WAIT_FOR_STORE', env),
     workers,
     tenantConcurrency: concurrency === undefined ? DEFAULT_CONFIG.tenantConcurrency : integer('tenant-concurrency', concurrency, 1),
     maxRssMiB: maxRss === undefined ? DEFAULT_CONFIG.maxRssMiB : integer('max-rss', maxRss, 0),

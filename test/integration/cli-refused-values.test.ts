@@ -38,6 +38,16 @@ function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: num
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code: listening ? 'listening' : (code ?? signal), out })));
 }
 
+t.test('SVC_DEV and SVC_WAIT_FOR_STORE: 1 or true is on, unset, empty, 0 or false off, anything else refused naming the variable', async (t) => {
+  for (const [variable, key] of [['SVC_DEV', 'dev'], ['SVC_WAIT_FOR_STORE', 'waitForStore']] as const) {
+    for (const on of ['1', 'true']) t.equal(parseConfig(['serve'], { [variable]: on }).config[key], true, `${variable}=${on}`);
+    for (const off of [undefined, '', '0', 'false']) t.equal(parseConfig(['serve'], { [variable]: off }).config[key], false, `${variable}=${off}`);
+    // Read as off before, without a word: an operator who wrote yes thought it on.
+    for (const other of ['yes', 'TRUE', 'on', '2']) t.throws(() => parseConfig(['serve'], { [variable]: other }), new RegExp(`^${variable} must be 1, true, 0 or false, not "${other}"$`), `${variable}=${other}`);
+  }
+  t.equal(parseConfig(['serve', '--dev'], { SVC_DEV: '0' }).config.dev, true, 'the flag wins');
+});
+
 t.test('an empty --host is refused: it would listen on every interface', async (t) => {
   const { code, out } = await serve(['--host', '', '--app', EXAMPLE_APP, '--store', 'sqlite::memory:']);
   t.equal(code, 2, out);
