@@ -16,6 +16,8 @@ export class HttpResponse implements ResponseSink {
   readonly #head: boolean;
   #committed = false;
   #ended = false;
+  /** The wait for the socket to drain that writes share (#drained). */
+  #draining: Promise<void> | undefined;
   /** Bytes of body written so far. */
   written = 0;
   /** The code of the problem this response carries, when it is one (for the request log and metrics). */
@@ -83,21 +85,31 @@ export class HttpResponse implements ResponseSink {
     if (this.#head || this.status === 204 || this.status === 304) return;
     const res = this.#res;
     if (res.destroyed) return;
-    if (!(text === undefined ? res.write(chunk) : res.write(chunk, text.encoding))) {
-      await new Promise<void>((resolve) => {
-        // A client that stops reading must not hold the response (and, for a streamed list, its
-        // database statement and read snapshot) forever.
-        const stalled = setTimeout(() => res.destroy(), this.#stallMs);
-        const done = () => {
-          clearTimeout(stalled);
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    }
+    if (!(text === undefined ? res.write(chunk) : res.write(chunk, text.encoding))) await this.#drained();
+  }
+
+  /**
+   * Resolves when the socket can take more, or the connection is gone. Writes that wait at once
+   * share one wait (a handler's one-way echoes are written without waiting for each other: one
+   * pair of listeners each was over Node's ten, a MaxListenersExceededWarning in the server's log
+   * for every slow client).
+   */
+  #drained(): Promise<void> {
+    const res = this.#res;
+    return (this.#draining ??= new Promise<void>((resolve) => {
+      // A client that stops reading must not hold the response (and, for a streamed list, its
+      // database statement and read snapshot) forever.
+      const stalled = setTimeout(() => res.destroy(), this.#stallMs);
+      const done = () => {
+        clearTimeout(stalled);
+        res.off('drain', done);
+        res.off('close', done);
+        this.#draining = undefined;
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    }));
   }
 
   /** Completes the response (committing it if nothing was written). */

@@ -26,6 +26,14 @@ const s = await sandboxServer(
 );
 t.teardown(() => s.close());
 
+// A handler's one-way echoes are written without waiting for each other: each waiting write added
+// its own listeners to the response, past Node's ten, and the server's log had a
+// MaxListenersExceededWarning for every slow client.
+const warnings: string[] = [];
+const onWarning = (w: Error) => void (w.name === 'MaxListenersExceededWarning' && warnings.push(w.message));
+process.on('warning', onWarning);
+t.teardown(() => void process.off('warning', onWarning));
+
 t.test('one write over the cap, nothing committed yet: 503 handler-output-limit', async (t) => {
   const res = await fetch(s.at('/resources/oneshot'));
   t.equal(res.status, 503);
@@ -54,4 +62,11 @@ t.test('output under the cap is untouched, and the server keeps serving', async 
   t.equal(res.status, 200);
   t.equal((await res.text()).length, 1000 * 1000);
   t.equal(await (await fetch(s.at('/resources/other'))).text(), 'other');
+});
+
+// Last, after every write above (the drip writes thousands of one-way echoes to a client that
+// reads slower than the handler writes).
+t.test('no response gathered a listener per waiting write', async (t) => {
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(warnings, []);
 });
