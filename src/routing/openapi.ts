@@ -89,8 +89,10 @@ const IGNORED_UPDATED = { description: 'Ignored: the server sets it on every wri
  * its schema has no null.
  */
 function memberSchemas(model: Model): { member: Json; create: Json; update: Json } {
+  // A served value is not bound by max_length: one stored before the bound was lowered (or the
+  // field became a string) is served as it is. The bound is a rule of the bodies, below.
   const properties: Json = {};
-  for (const f of model.fields.values()) properties[f.name] = fieldSchema(f);
+  for (const { maxLength: _bound, ...f } of model.fields.values()) properties[f.name] = fieldSchema(f);
   const declared = model.declared;
   const keep = 'is not editable; leave it out or send its current value';
   const requiredOnCreate = (f: FieldDef) => f.required && f.defaultValue === undefined;

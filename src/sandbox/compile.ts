@@ -39,8 +39,8 @@ export type Artifact =
       /** The whole handler is `svc.delegate()`: the default handler can serve it without an isolate. */
       readonly delegateOnly: boolean;
       /**
-       * The events the entry defines as `on<Event>` functions or methods, read from its source;
-       * undefined when it defines none (a top-level script serves every event).
+       * The events the handler defines as `on<Event>` functions or methods, in its file or one it
+       * imports, read from the bundle; undefined when it defines none (a top-level script serves every event).
        */
       readonly events: readonly EventName[] | undefined;
       readonly map: SourceMap;
@@ -315,7 +315,10 @@ export class Compiler {
           code: `(function () { "use strict"; ${exportsToReturn(js)}\n})`,
           scriptName: SCRIPT_PREFIX + rel,
           delegateOnly: built.delegateOnly,
-          events: declaredEvents(sources.get(rel) ?? ''),
+          // Read from the bundle, not the entry's source: the event functions or the class may come
+          // from an imported file (README "The three forms"), and the bundle holds the code the entry
+          // reaches, without comments.
+          events: declaredEvents(js),
           map: new SourceMap(JSON.parse(map)),
         };
       }
@@ -371,13 +374,21 @@ export class Compiler {
 }
 
 /**
- * The events whose `on<Event>` function or method the source defines (`function onList(`,
- * `onList(…) {`, `onList = (`); undefined when none is (a top-level script, or a class whose
- * methods are named like the events). For documents (OpenAPI, CORS), not for dispatch.
+ * The events whose `on<Event>` function or method the bundle `js` defines (`function onList(`,
+ * `onList(…) {`, `onList = (`) or exports under that name (a function re-exported from another
+ * file is renamed in the bundle, `onList2 as onList`); undefined when none is (a top-level script,
+ * or a class whose methods are named like the events). For documents (OpenAPI, CORS), not for dispatch.
  */
-function declaredEvents(source: string): readonly EventName[] | undefined {
-  const found = EVENTS.filter((e) => new RegExp(`\\b${handlerName(e)}\\s*(?:\\(|=\\s*(?:async\\s*)?(?:function\\b|\\())`).test(source));
+function declaredEvents(js: string): readonly EventName[] | undefined {
+  const exported = new Set(exportedNames(js));
+  const found = EVENTS.filter((e) => exported.has(handlerName(e)) || new RegExp(`\\b${handlerName(e)}\\s*(?:\\(|=\\s*(?:async\\s*)?(?:function\\b|\\())`).test(js));
   return found.length > 0 ? found : undefined;
+}
+
+/** The names the bundle's closing `export { a as b, c };` exports (`b`, `c`). */
+function exportedNames(js: string): string[] {
+  const m = /\nexport \{([^}]*)\};?\s*$/.exec(js);
+  return m ? m[1]!.split(',').map((part) => part.trim().split(/\s+as\s+/).at(-1)!).filter(Boolean) : [];
 }
 
 /**
