@@ -29,6 +29,29 @@ type Message =
 /** How long the primary waits for each worker's metrics; a worker that does not answer is left out. */
 const METRICS_WAIT_MS = 2000;
 
+/**
+ * A worker that dies within this long of listening died quickly. The first such death is
+ * restarted at once; each next one in a row waits twice as long as the one before, from
+ * RESTART_DELAY_MS up to MAX_RESTART_DELAY_MS: a worker that a request (or a tenant) kills as soon
+ * as it serves must not make the primary fork as fast as workers start.
+ */
+export const QUICK_DEATH_MS = 10_000;
+const RESTART_DELAY_MS = 250;
+const MAX_RESTART_DELAY_MS = 10_000;
+
+/** When to replace a worker that died while serving (QUICK_DEATH_MS): the primary keeps one. */
+export class RestartBackoff {
+  /** Workers in a row that died within QUICK_DEATH_MS of listening. */
+  #quickDeaths = 0;
+
+  /** The wait before replacing a worker that served for `livedMs`, and how many quick deaths in a row it follows. */
+  next(livedMs: number): { delayMs: number; quickDeaths: number } {
+    this.#quickDeaths = livedMs < QUICK_DEATH_MS ? this.#quickDeaths + 1 : 0;
+    const q = this.#quickDeaths;
+    return { delayMs: q <= 1 ? 0 : Math.min(MAX_RESTART_DELAY_MS, RESTART_DELAY_MS * 2 ** (q - 2)), quickDeaths: q };
+  }
+}
+
 const isMessage = (m: unknown): m is Message => typeof m === 'object' && m !== null && typeof (m as { type?: unknown }).type === 'string';
 
 /**
@@ -109,6 +132,9 @@ export function runPrimary(n: number, log: Logger, announce: (url: string) => vo
   let stopping = false;
   let announced = false;
   let alive = 0;
+  /** When each serving worker started listening. */
+  const listenedAt = new Map<Worker, number>();
+  const backoff = new RestartBackoff();
 
   const fork = (): void => {
     const worker = cluster.fork();
@@ -117,6 +143,7 @@ export function runPrimary(n: number, log: Logger, announce: (url: string) => vo
       if (!isMessage(m)) return;
       if (m.type === 'svc:listening') {
         listening.add(worker);
+        listenedAt.set(worker, performance.now());
         if (!announced && listening.size === n) {
           announced = true;
           announce(m.url);
@@ -148,8 +175,16 @@ export function runPrimary(n: number, log: Logger, announce: (url: string) => vo
         stop(1);
         return;
       }
-      log.error(`worker ${worker.process.pid} exited (${how})${why ? ` after ${why}` : ''}; starting another`);
-      fork();
+      const lived = performance.now() - (listenedAt.get(worker) ?? 0);
+      listenedAt.delete(worker);
+      const { delayMs: delay, quickDeaths } = backoff.next(lived);
+      const after = delay === 0 ? '' : ` in ${delay} ms (${quickDeaths} workers in a row died within ${QUICK_DEATH_MS / 1000} s of serving)`;
+      log.error(`worker ${worker.process.pid} exited (${how})${why ? ` after ${why}` : ''}; starting another${after}`);
+      if (delay === 0) fork();
+      else
+        setTimeout(() => {
+          if (!stopping) fork();
+        }, delay);
     });
   };
 
