@@ -212,8 +212,11 @@ class SqliteStore implements Store {
       const rows = small ? this.#slice(allowance, () => this.#statements.rows(sql, params)) : undefined;
       return rows ?? readers.rows(this.#path, sql, params, allowance.left, allowance.timeMs);
     }
-    // A small page is read in one call: cheaper than stepping row by row.
-    if (small) return this.#timed(allowance, () => this.#statements.rows(sql, params));
+    // A small page is read in one call: cheaper than stepping row by row. So is every list of
+    // `sqlite::memory:`: its one connection also runs the writes (GroupCommit on the event loop),
+    // and a write between two steps of a statement changes what it still steps (a member updated
+    // to a later place in the order would be read again); read whole, the rows are one snapshot.
+    if (small || this.#path === undefined) return this.#timed(allowance, () => this.#statements.rows(sql, params));
     return this.#stream(sql, params, allowance);
   }
 
@@ -287,11 +290,14 @@ class SqliteStore implements Store {
       const params = [c.key, ...page.params];
       this.#writes.commit();
       const rows = this.#timed(allowance, () => this.#statements.rows(page.sql, params));
-      if (rows.length > 0) return { items: items(c, rows, item), total: rows[0]![4] as number };
-      // No row carries the count: the page again and the count in one read transaction, so that
-      // a commit of the writer thread in between cannot give a total the page contradicts.
-      const again = this.#oneRead(allowance, () => ({ rows: this.#statements.rows(page.sql, params), total: this.#keptCount(c) }));
-      return { items: items(c, again.rows, item), total: again.total };
+      if (rows.length > 0 && rows.every((row) => row[3] === c.shapeId && typeof row[2] === 'string')) return { items: items(c, rows, item), total: rows[0]![4] as number };
+      // No row carries the count, or a member of another shape is read again by id (#member):
+      // the page again, those reads and the count in one read transaction, so that a commit of the
+      // writer thread in between cannot give a total the page contradicts.
+      return this.#oneRead(allowance, () => {
+        const again = this.#statements.rows(page.sql, params);
+        return { items: items(c, again, item), total: again.length > 0 ? (again[0]![4] as number) : this.#keptCount(c) };
+      });
     }
     if (!orderWalkIsBounded(query, c.indexes.unindexed)) return undefined;
     // One walk gives the page's rows and those of the next page, whose texts are read only when small.
