@@ -4,42 +4,20 @@
 // contradicts: no member on a first page, yet a total of 1. Here that commit is made to happen
 // exactly there, from another connection, as the writer thread's would.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import t from 'tap';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { Statements } from '../../src/store/sqlite/statements.ts';
 import { makeModel } from '../fixtures/models.ts';
+import { commitBetween } from '../helpers/commit-between.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-review-'));
-const path = join(dir, 'data.db');
-const store = await openSqliteStore(`sqlite:${path}`, '');
+const snapshot = await commitBetween(t);
+const { store } = snapshot;
 const model = makeModel('items', { name: 'string' });
 await store.ensure(model);
-const other = new DatabaseSync(path);
-t.teardown(async () => {
-  other.close();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-// Another writer's commit, made when the store reads the collection's kept count.
-let armed = false;
-const row = Statements.prototype.row;
-Statements.prototype.row = function (sql, params) {
-  if (armed && /SELECT count FROM svc_collections/.test(sql)) {
-    armed = false;
-    other.prepare(`INSERT INTO "items" ("updated", "name") VALUES ('2025-01-01T00:00:00.000Z', 'late')`).run();
-  }
-  return row.call(this, sql, params);
-};
-t.teardown(() => void (Statements.prototype.row = row));
 
 t.test('an empty first page and its total are one snapshot', async (t) => {
-  armed = true;
+  // Another writer's commit, made when the store reads the collection's kept count.
+  snapshot.commitWhen(/SELECT count FROM svc_collections/, (other) => other.prepare(`INSERT INTO "items" ("updated", "name") VALUES ('2025-01-01T00:00:00.000Z', 'late')`).run());
   const page = await store.pageJson!(model, { filters: [], order: [{ field: 'updated', desc: true }], start: 0, count: 3 });
+  t.notOk(snapshot.armed, 'the insert was made during the read');
   t.ok(page);
   t.equal(page!.total, page!.texts.length, `a first page shorter than its count holds every member: ${page!.texts.length} texts, total ${page!.total}`);
 });

@@ -7,50 +7,25 @@
 // it: a first page shorter than its count, yet a larger total. Here that commit is made to happen
 // exactly there, from another connection, as in page-count-one-snapshot.test.ts.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import t from 'tap';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { Statements } from '../../src/store/sqlite/statements.ts';
 import { makeModel } from '../fixtures/models.ts';
+import { commitBetween } from '../helpers/commit-between.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-review-'));
-const path = join(dir, 'data.db');
-const store = await openSqliteStore(`sqlite:${path}`, '');
+const snapshot = await commitBetween(t);
+const { store } = snapshot;
 const before = makeModel('items', { name: 'string' });
 for (const name of ['a', 'b', 'c', 'd']) await store.insert(before, { name }, new Date().toISOString());
 // The model gains a field: the four rows keep the text of the old fields (an older shape).
 const model = makeModel('items', { name: 'string', extra: 'integer' });
 await store.ensure(model);
-const other = new DatabaseSync(path);
-t.teardown(async () => {
-  other.close();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-// Another writer's commit (member `doomed` deleted), made when the store first reads a member by id.
-let armed = false;
-let doomed = 0;
-const row = Statements.prototype.row;
-Statements.prototype.row = function (sql, params) {
-  if (armed && /WHERE "id" = \?$/.test(sql)) {
-    armed = false;
-    other.prepare(`DELETE FROM "items" WHERE "id" = ?`).run(doomed);
-  }
-  return row.call(this, sql, params);
-};
-t.teardown(() => void (Statements.prototype.row = row));
 
 for (const [format, id] of [['pageJson', 2], ['page', 3]] as const) {
   t.test(`${format}: a first page of members of an older shape and its total are one snapshot`, async (t) => {
-    doomed = id;
-    armed = true;
+    // Another writer's commit (member `id` deleted), made when the store first reads a member by id.
+    snapshot.commitWhen(/WHERE "id" = \?$/, (other) => other.prepare(`DELETE FROM "items" WHERE "id" = ?`).run(id));
     const query = { filters: [], order: [{ field: 'id', desc: false }], start: 0, count: 5 };
     const page = format === 'pageJson' ? await store.pageJson!(model, query) : await store.page!(model, query);
-    t.notOk(armed, 'the delete was made during the read');
+    t.notOk(snapshot.armed, 'the delete was made during the read');
     t.ok(page);
     const n = format === 'pageJson' ? (page as { texts: string[] }).texts.length : (page as { members: unknown[] }).members.length;
     t.equal(page!.total, n, `a first page shorter than its count holds every member: ${n} members, total ${page!.total}`);
