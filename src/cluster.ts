@@ -73,6 +73,7 @@ export function runPrimary(n: number, log: Logger, announce: (url: string) => vo
    * entry by a scrape when there are several (a worker that keeps dying cannot grow the list).
    */
   const departed: WorkerMetrics[] = [];
+  let compacting = false;
   const counts = (metrics: WorkerMetrics): WorkerMetrics => metrics.filter((m) => (m.type as unknown) !== 'gauge');
   const forget = (w: Worker): void => {
     const last = lastSeen.get(w);
@@ -104,10 +105,15 @@ export function runPrimary(n: number, log: Logger, announce: (url: string) => vo
         }),
     );
     const answers = await Promise.all(asked);
-    if (departed.length > 1) {
-      // Only appended to meanwhile: the first `k` are still the ones added up.
+    if (departed.length > 1 && !compacting) {
+      // Only appended to meanwhile (one compaction at a time): the first `k` are still the ones added up.
+      compacting = true;
       const k = departed.length;
-      departed.splice(0, k, await AggregatorRegistry.aggregate(departed.slice(0, k)).getMetricsAsJSON());
+      try {
+        departed.splice(0, k, await AggregatorRegistry.aggregate(departed.slice(0, k)).getMetricsAsJSON());
+      } finally {
+        compacting = false;
+      }
     }
     const all: WorkerMetrics[] = [...departed];
     workers.forEach((w, i) => {
