@@ -76,6 +76,16 @@ function closeReader(reader: Reader): void {
   reader.db.close();
 }
 
+/**
+ * The stored fields' text of a row of TEXT_COLUMNS when it holds the member as the collection's
+ * fields are now; undefined when the row was written under other fields (or before texts were
+ * kept), and the member must be built from its columns, read again by id.
+ */
+function currentText(c: Collection, row: readonly SQLOutputValue[]): string | undefined {
+  const [, , text, shape] = row;
+  return shape === c.shapeId && typeof text === 'string' ? text : undefined;
+}
+
 /** `rows` of TEXT_COLUMNS made items of a page by `item`; a member a write deleted since (undefined) is left out. */
 function items<T>(c: Collection, rows: readonly SQLOutputValue[][], item: (c: Collection, row: SQLOutputValue[]) => T | undefined): T[] {
   const out: T[] = [];
@@ -166,8 +176,10 @@ class SqliteStore implements Store {
    * builds, see memberText), or, when it was written under other fields (or before texts were
    * kept), read from its columns; undefined when a write deleted it since the page was read.
    */
-  #member(c: Collection, [id, updated, text, shape]: SQLOutputValue[]): Member | undefined {
-    if (shape === c.shapeId && typeof text === 'string') return { id: id as number, updated: updated as string, ...(JSON.parse(text) as MemberData) };
+  #member(c: Collection, row: SQLOutputValue[]): Member | undefined {
+    const [id, updated] = row;
+    const text = currentText(c, row);
+    if (text !== undefined) return { id: id as number, updated: updated as string, ...(JSON.parse(text) as MemberData) };
     // Read from its columns as the table is now: a list streaming on a snapshot of its own may
     // have begun before a type change moved a column (the select it began with names the dropped one).
     const now = this.#now(c);
@@ -175,8 +187,8 @@ class SqliteStore implements Store {
       const current = this.#statements.row(now.selectText, [id as number]);
       return current ? this.#member(now, current) : undefined;
     }
-    const row = this.#statements.row(c.select, [id as number]);
-    return row ? toMember(c.shape.columns, row) : undefined;
+    const columns = this.#statements.row(c.select, [id as number]);
+    return columns ? toMember(c.shape.columns, columns) : undefined;
   }
 
   /** The collection `c` is now (the same, unless a model change migrated its table since). */
@@ -191,8 +203,8 @@ class SqliteStore implements Store {
    * since the page was read.
    */
   #memberText(c: Collection, row: SQLOutputValue[]): string {
-    const [id, updated, text, shape] = row;
-    if (shape === c.shapeId && typeof text === 'string') return memberText(id as number, updated as string, text);
+    const text = currentText(c, row);
+    if (text !== undefined) return memberText(row[0] as number, row[1] as string, text);
     const member = this.#member(c, row);
     return member ? JSON.stringify(member) : '';
   }
@@ -290,7 +302,7 @@ class SqliteStore implements Store {
       const params = [c.key, ...page.params];
       this.#writes.commit();
       const rows = this.#timed(allowance, () => this.#statements.rows(page.sql, params));
-      if (rows.length > 0 && rows.every((row) => row[3] === c.shapeId && typeof row[2] === 'string')) return { items: items(c, rows, item), total: rows[0]![4] as number };
+      if (rows.length > 0 && rows.every((row) => currentText(c, row) !== undefined)) return { items: items(c, rows, item), total: rows[0]![4] as number };
       // No row carries the count, or a member of another shape is read again by id (#member):
       // the page again, those reads and the count in one read transaction, so that a commit of the
       // writer thread in between cannot give a total the page contradicts.
