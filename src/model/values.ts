@@ -152,6 +152,16 @@ export function storedAs(type: FieldType, v: string | number | boolean): Value |
   }
 }
 
+/**
+ * Whether `value`, what a field's type change rewrote the stored `before` to, reads back as
+ * `before` in `type`, the type `before` had (undefined: one no field type keeps): `12` made `"12"`
+ * does; `"0123"` made 123, 5 made true, 1.5 made 2 and `"abc"` made absent do not. A member whose
+ * value does not is another member, and both stores stamp it again (README "Models").
+ */
+export function readsBackAs(type: FieldType | undefined, value: Value | undefined, before: unknown): boolean {
+  return type !== undefined && value !== undefined && value !== null && storedAs(type, value) === before;
+}
+
 /** A finite number of a stored value: itself, 1 or 0 for a boolean, or text that is a number; else undefined. */
 function numberOf(v: string | number | boolean): number | undefined {
   const n = typeof v === 'string' ? toNumber(v, true, FLOAT) : Number(v);

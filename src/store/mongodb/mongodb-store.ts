@@ -2,6 +2,7 @@
 
 import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb';
 import { INDEX_PARTS, type FieldType, type Filter, type Member, type MemberData, type Model, type Query } from '../../model/types.ts';
+import { readsBackAs } from '../../model/values.ts';
 import { DEFAULT_STORE_TIME_MS, jsonTexts, modelSignature, nextUpdated, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { acquireClient, clientOptions, databaseName, redact } from './connection.ts';
 import { fieldKey, otherTypes, partKey, partText, replacement, retyped, storedParts, toDocument, toMember, typeOfValue, writtenMember } from './documents.ts';
@@ -254,8 +255,7 @@ class MongoStore implements Store {
       await rewrite(c, c.find(query, { projection: { [key]: 1, updated: 1 } }), (doc) => {
         const before = doc[key];
         const value = retyped(f.type, before);
-        const was = typeOfValue(before);
-        const lossy = value === undefined || was === undefined || retyped(was, value) !== before;
+        const lossy = !readsBackAs(typeOfValue(before), value, before);
         const filter = { _id: { $eq: doc._id }, [key]: { $eq: before }, ...(lossy ? { updated: { $eq: doc.updated } } : {}) };
         const $set = { ...(value === undefined ? {} : { [key]: value }), ...(lossy ? { updated: nextUpdated(doc.updated) } : {}) };
         const $unset = value === undefined ? { ...parts, [key]: '' as const } : parts;

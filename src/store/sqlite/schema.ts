@@ -2,7 +2,7 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import type { FieldDef, FieldType, MemberData, Model, Value } from '../../model/types.ts';
-import { ownValue, storedAs } from '../../model/values.ts';
+import { ownValue, readsBackAs, storedAs } from '../../model/values.ts';
 import { fromSql } from './rows.ts';
 import { columnsSql, datePartSql, partKey, quoteIdent, textExpr, toSql, type Indexes, type TableShape } from './sql.ts';
 import type { Statements } from './statements.ts';
@@ -299,7 +299,7 @@ function convert(statements: Statements, t: string, from: string, to: string, fi
         // absent) makes the member another one at the same `updated`, which a change back to the
         // old type (the same model file, the same ETag version) would serve under its old ETag:
         // it is stamped again, as a write stamps it (README "Concurrency").
-        if (before !== undefined && before !== null && (value === undefined || value === null || storedAs(held, value) !== before)) {
+        if (before !== undefined && before !== null && !readsBackAs(held, value, before)) {
           stamped.run(toSql(value ?? null), null, nextUpdated(updated as string), id!);
           last = id as number;
           continue;
