@@ -28,7 +28,7 @@ environment: SVC_APP SVC_TENANTS PORT HOST SVC_STORE SVC_PUBLIC_URL SVC_DEV SVC_
              SVC_LOG_FORMAT SVC_LOG_LEVEL SVC_MAX_BODY SVC_MAX_URL SVC_REQUEST_TIMEOUT SVC_CPU_LIMIT
              SVC_MEMORY_LIMIT SVC_MAX_OUTPUT SVC_STORE_LIMIT`;
 
-/** Flag → environment variable → config key, as data. */
+/** Flag → environment variable → config key, as data; `ms`: a time in milliseconds (LONGEST_TIMER_MS). */
 const OPTIONS = {
   app: { env: 'SVC_APP' },
   tenants: { env: 'SVC_TENANTS' },
@@ -41,17 +41,17 @@ const OPTIONS = {
   workers: { env: 'SVC_WORKERS' },
   'tenant-concurrency': { env: 'SVC_TENANT_CONCURRENCY' },
   'max-rss': { env: 'SVC_MAX_RSS' },
-  'tenant-idle': { env: 'SVC_TENANT_IDLE' },
+  'tenant-idle': { env: 'SVC_TENANT_IDLE', ms: true },
   'log-format': { env: 'SVC_LOG_FORMAT' },
   'log-level': { env: 'SVC_LOG_LEVEL' },
   'max-body': { env: 'SVC_MAX_BODY', limit: 'maxBodyBytes' },
   'max-url': { env: 'SVC_MAX_URL', limit: 'maxUrlBytes' },
-  'request-timeout': { env: 'SVC_REQUEST_TIMEOUT', limit: 'requestTimeoutMs' },
-  'cpu-limit': { env: 'SVC_CPU_LIMIT', limit: 'cpuLimitMs' },
+  'request-timeout': { env: 'SVC_REQUEST_TIMEOUT', limit: 'requestTimeoutMs', ms: true },
+  'cpu-limit': { env: 'SVC_CPU_LIMIT', limit: 'cpuLimitMs', ms: true },
   'memory-limit': { env: 'SVC_MEMORY_LIMIT', limit: 'memoryLimitMiB' },
   'max-output': { env: 'SVC_MAX_OUTPUT', limit: 'maxOutputBytes' },
-  'store-limit': { env: 'SVC_STORE_LIMIT', limit: 'storeLimitMs' },
-} as const satisfies Record<string, { env: string; limit?: keyof Limits }>;
+  'store-limit': { env: 'SVC_STORE_LIMIT', limit: 'storeLimitMs', ms: true },
+} as const satisfies Record<string, { env: string; limit?: keyof Limits; ms?: true }>;
 
 /**
  * The flags `svc check` takes; every other flag is an option of `svc serve`, and `svc check`
@@ -64,11 +64,11 @@ const CHECK_FLAGS: readonly string[] = ['app', 'tenants', 'types', 'help'];
 class UsageError extends Error {}
 
 /**
- * The options in milliseconds. Node runs a timer of more than 2^31 − 1 ms after 1 ms instead (with
- * a TimeoutOverflowWarning): a longer --tenant-idle re-armed every idle tenant's timer every
- * millisecond, a longer --request-timeout cut a response its client did not take within 1 ms.
+ * The most an option in milliseconds (`ms` in OPTIONS) may be. Node runs a timer of more than
+ * 2^31 − 1 ms after 1 ms instead (with a TimeoutOverflowWarning): a longer --tenant-idle re-armed
+ * every idle tenant's timer every millisecond, a longer --request-timeout cut a response its client
+ * did not take within 1 ms.
  */
-const MILLISECONDS: readonly string[] = ['request-timeout', 'cpu-limit', 'store-limit', 'tenant-idle'];
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /**
@@ -86,7 +86,7 @@ function switchOn(flag: boolean | undefined, variable: string, env: Readonly<Rec
 
 function integer(name: string, raw: string, min: number): number {
   if (!/^\d+$/.test(raw) || Number(raw) < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, not "${raw}"`);
-  if (MILLISECONDS.includes(name) && Number(raw) > LONGEST_TIMER_MS) {
+  if ((OPTIONS as Record<string, { ms?: true }>)[name]?.ms && Number(raw) > LONGEST_TIMER_MS) {
     throw new UsageError(`--${name} must be at most ${LONGEST_TIMER_MS} (ms), not "${raw}": a longer time is more than a timer holds (24.8 days)`);
   }
   return Number(raw);
