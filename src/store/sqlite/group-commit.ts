@@ -48,7 +48,7 @@ const LONGEST_PAUSE_MS = 100;
  * While another connection holds the write lock, a write given time to wait (`until`) waits on a
  * timer, not in SQLite's busy handler, which would sleep the thread: the writer thread runs every
  * app's writes, and the other files' go on meanwhile. The connection's busy timeout is then 0
- * (openDatabase in writer-thread.ts). One attempt at the lock per connection at a time: writes
+ * (openWriter, database.ts). One attempt at the lock per connection at a time: writes
  * issued meanwhile wait behind the first, in order, and each fails at its own deadline.
  */
 export class GroupCommit implements Writes {

@@ -4,7 +4,7 @@
 
 import { parentPort } from 'node:worker_threads';
 import { SvcError } from '../../errors.ts';
-import { openDatabase, retryWhileBusy } from './database.ts';
+import { openWriter, retryWhileBusy } from './database.ts';
 import { GroupCommit } from './group-commit.ts';
 import { Statements } from './statements.ts';
 import type { WriteError, WriteOp, WriterReply, WriterRequest } from './writer.ts';
@@ -21,9 +21,9 @@ const port = parentPort!;
 function connection(path: string): Promise<Connection> {
   let c = connections.get(path);
   if (!c) {
-    // Busy timeout 0: SQLite's busy handler would sleep this thread, which writes every app's
-    // files, while another process holds one's lock; its writes wait on timers (GroupCommit).
-    c = retryWhileBusy(() => openDatabase(path, undefined, 0)).then((db) => {
+    // Busy timeout 0 (openWriter): SQLite's busy handler would sleep this thread, which writes
+    // every app's files, while another process holds one's lock; its writes wait on timers (GroupCommit).
+    c = retryWhileBusy(() => openWriter(path)).then((db) => {
       const statements = new Statements(db);
       const writes = new GroupCommit(db, statements);
       return {
