@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import t from 'tap';
 import { openDatabase, openWriter } from '../../src/store/sqlite/database.ts';
+import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
+import { Statements } from '../../src/store/sqlite/statements.ts';
 
 /** SQLite's temporary files this process has open (unlinked at once: only their descriptors show them). */
 function openTempFiles(): number {
@@ -57,4 +59,22 @@ t.test('a group of creates on the writer connection opens no temporary file; on 
   t.teardown(() => writer.close());
   t.equal(tempFilesDuringCreates(writer), 0, 'the writer connection keeps them in memory');
   t.equal(writer.prepare('PRAGMA busy_timeout').get()?.timeout, 0, 'and has no busy handler (its writes wait on timers)');
+});
+
+t.test('what the journal is for: a write that fails part-way in a group commit is undone alone, in memory', async (t) => {
+  const db = openWriter(join(t.testdir(), 'writer.sqlite'));
+  t.teardown(() => db.close());
+  tempFilesDuringCreates(db);
+  // A statement that fails after its row, its index entries and the count went in: all of it undone.
+  db.exec(`CREATE TRIGGER "m/boom" AFTER INSERT ON m WHEN NEW."a" = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+  const writes = new GroupCommit(db, new Statements(db));
+  const insert = `INSERT INTO m ("a", "b", "c", "d", "e", "f", "g", "h") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+  const row = (a: string) => [a, ...'bcdefgh'.split('').map((f) => `${a}-${f}`)];
+  const results = await Promise.allSettled(['x1', 'x2', 'boom', 'x3', 'x4'].map((a) => writes.run(insert, row(a))));
+  t.same(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'], 'the failed write alone is refused');
+  t.equal(writes.commits, 1, 'the others share one commit');
+  t.equal(db.prepare(`SELECT count(*) AS n FROM m WHERE "a" IN ('x1', 'x2', 'x3', 'x4', 'boom')`).get()?.n, 4, 'its row is gone');
+  t.equal(db.prepare(`SELECT n FROM counts WHERE k = 'm'`).get()?.n, db.prepare('SELECT count(*) AS n FROM m').get()?.n, 'the kept count agrees with the rows');
+  t.same(db.prepare('PRAGMA integrity_check').all(), [{ integrity_check: 'ok' }], 'every index agrees with the table');
+  t.equal(openTempFiles(), 0, 'and no temporary file was used');
 });
