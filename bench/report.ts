@@ -171,6 +171,32 @@ export function resultsTable(rows: readonly Row[]): string {
   );
 }
 
+/** A baseline whose slowest and fastest runs differ by this factor or more is named under the table. */
+const SPREAD_NOTED = 1.25;
+
+/**
+ * Lines naming each baseline whose runs spread over SPREAD_NOTED or more. A ratio is a row's run ÷
+ * the baseline's run beside it; the median of three pairs keeps one odd run out, not a shift that
+ * lasts for rounds. On the 2-core machines the ceiling has had two states for whole stretches of a
+ * run (76,000–90,000 req/s with a p99 of about 1 ms, and 41,000–65,000 with one of 5–9 ms, the
+ * load generator and the server then often sharing a core: `ps -o psr`), while svc's rows held
+ * still: every ratio to the ceiling then reads about 1.4 times higher.
+ */
+export function spreadLines(rows: readonly Row[]): string[] {
+  const lines: string[] = [];
+  for (const r of rows) {
+    if (!r.baseline || r.runRps.length < 2) continue;
+    const low = Math.min(...r.runRps);
+    const high = Math.max(...r.runRps);
+    if (!(low > 0) || high / low < SPREAD_NOTED) continue;
+    lines.push(
+      `- \`${r.scenario.name}\` (group \`${r.group}\`) ran from ${fixed(low, 0)} to ${fixed(high, 0)} req/s (${fixed(high / low, 2)}×): ` +
+        'the ratios to it in this run are as uncertain; a row measured beside its slow runs reads high.',
+    );
+  }
+  return lines.length ? ['Baselines whose own runs spread widely:', '', ...lines, ''] : [];
+}
+
 export function memoryTable(results: readonly MemoryResult[]): string {
   return table(
     ['check', 'members', 'MB sent', 'seconds', 'RSS before MB', 'RSS peak MB', 'growth MB', 'target', 'met?'],
@@ -224,6 +250,7 @@ export function markdown(info: RunInfo, groups: Readonly<Record<string, Group>>,
     '',
     resultsTable(rows),
     '',
+    ...spreadLines(rows),
     'Groups:',
     '',
     ...usedGroups.map(([key, g]) => {

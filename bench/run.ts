@@ -23,7 +23,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from 'undici';
 import { newPool, runLoad, type Measured } from './load.ts';
-import { markdown, memoryTable, resultsTable, scriptTable, summarize, type MemoryResult, type Outcome, type ScriptResult } from './report.ts';
+import { markdown, memoryTable, resultsTable, scriptTable, spreadLines, summarize, type MemoryResult, type Outcome, type ScriptResult } from './report.ts';
 import { baselineOf, GROUPS, MEMORY_CHECKS, SCENARIOS, SCRIPT_CHECKS, SERVERS, type MemoryCheck, type Scenario } from './scenarios.ts';
 import { Seeds } from './seed.ts';
 import { cpuOf, machineBusy, memoryOf, startServer, type Started } from './servers.ts';
@@ -271,6 +271,8 @@ async function main(): Promise<void> {
     );
     const elapsedSeconds = (performance.now() - began) / 1000;
     console.log(`\n${resultsTable(rows)}\n`);
+    const spread = spreadLines(rows);
+    if (spread.length) console.log(`${spread.join('\n')}\n`);
     if (memory.length) console.log(`${memoryTable(memory)}\n`);
     if (scriptResults.length) console.log(`${scriptTable(scriptResults)}\n`);
     const failed = rows.filter((r) => r.failed);
