@@ -31,15 +31,20 @@ const END = '(?![\\s\\S])';
 
 /**
  * `text` as a regular expression that matches exactly it: letters, digits and non-ASCII
- * characters stand for themselves, every other ASCII character is written `\xHH`, which means
- * the character itself in PCRE (MongoDB) and in JavaScript alike, and also covers NUL (a raw NUL
- * in a pattern is refused by MongoDB).
+ * characters stand for themselves, every other ASCII character is written `\` and itself, which
+ * means the character itself in PCRE (MongoDB: a backslash before any character that is not a
+ * letter or digit) and in JavaScript without the `u` flag (mingo) alike; NUL, which MongoDB refuses
+ * raw in a pattern, is `\x00`. Not `\xHH` for all of them: MongoDB reads a `startswith` pattern's
+ * index range from its literal prefix, which ends at the first backslash before a letter or digit
+ * (`getRegexPrefixMatch`, analyze_regex.cpp), so `^\x2fdocs` read the whole index where `^\/docs`
+ * reads the range of `/docs`; and `\xHH` took twice the bytes of MongoDB's 16,384-byte limit on a
+ * pattern.
  */
 export function escapeRegex(text: string): string {
   let out = '';
   for (const ch of text) {
     const c = ch.codePointAt(0)!;
-    out += c < 0x80 && !/[A-Za-z0-9]/.test(ch) ? `\\x${c.toString(16).padStart(2, '0')}` : ch;
+    out += c === 0 ? '\\x00' : c < 0x80 && !/[A-Za-z0-9]/.test(ch) ? `\\${ch}` : ch;
   }
   return out;
 }
@@ -139,7 +144,7 @@ export function translateOrder(model: Model, order: Query['order']): MongoSort {
   for (const o of orderTerms(order)) {
     const key = fieldKey(model, o.field);
     // A field ordered by again orders nothing (and would move in an object): the first term wins, as in SQL.
-    if (!(key in sort)) sort[key] = o.desc ? -1 : 1;
+    if (!Object.hasOwn(sort, key)) sort[key] = o.desc ? -1 : 1;
   }
   return sort;
 }
