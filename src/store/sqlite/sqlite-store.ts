@@ -527,7 +527,15 @@ class SqliteStore implements Store {
    * handler would sleep on the event loop meanwhile.
    */
   #schemaTransaction<T>(fn: () => T): Promise<T> {
-    if (this.#path === undefined) return Promise.resolve(transaction(this.#db, fn));
+    // In memory the one connection also runs the group commit: a write issued since the change's
+    // settle() (to another collection, in the same turn) holds its transaction open; it commits
+    // first, as the writer thread's lock orders it before the change on a file.
+    if (this.#path === undefined) {
+      return new Promise((resolve) => {
+        this.#writes.commit();
+        resolve(transaction(this.#db, fn));
+      });
+    }
     return retryWhileBusy(
       () => {
         this.#db.exec('PRAGMA busy_timeout = 0');
