@@ -48,10 +48,11 @@ const OPTIONS = {
   'max-url': { env: 'SVC_MAX_URL', limit: 'maxUrlBytes' },
   'request-timeout': { env: 'SVC_REQUEST_TIMEOUT', limit: 'requestTimeoutMs', ms: true },
   'cpu-limit': { env: 'SVC_CPU_LIMIT', limit: 'cpuLimitMs', ms: true },
-  'memory-limit': { env: 'SVC_MEMORY_LIMIT', limit: 'memoryLimitMiB' },
+  // An isolate needs some heap to start and run the runtime: below 8 MiB is refused, as in svc.json.
+  'memory-limit': { env: 'SVC_MEMORY_LIMIT', limit: 'memoryLimitMiB', min: 8 },
   'max-output': { env: 'SVC_MAX_OUTPUT', limit: 'maxOutputBytes' },
   'store-limit': { env: 'SVC_STORE_LIMIT', limit: 'storeLimitMs', ms: true },
-} as const satisfies Record<string, { env: string; limit?: keyof Limits; ms?: true }>;
+} as const satisfies Record<string, { env: string; limit?: keyof Limits; ms?: true; min?: number }>;
 
 /**
  * The flags `svc check` takes; every other flag is an option of `svc serve`, and `svc check`
@@ -162,7 +163,7 @@ export function parseConfig(argv: string[], processEnv: NodeJS.ProcessEnv): { co
   const given: { -readonly [K in keyof Limits]?: Limits[K] } = {};
   for (const [name, opt] of Object.entries(OPTIONS)) {
     const raw = get(name as keyof typeof OPTIONS);
-    if ('limit' in opt && raw !== undefined) given[opt.limit] = integer(name, raw, 1);
+    if ('limit' in opt && raw !== undefined) given[opt.limit] = integer(name, raw, 'min' in opt ? opt.min : 1);
   }
   const limits = resolveLimits(given);
   const port = get('port');

@@ -172,3 +172,11 @@ t.test('svc check reads no environment variable of svc serve, so one serve would
   t.equal(code, 0, out);
   t.match(out, /^svc check: \d+ models, \d+ handlers: ok$/m, 'the app was checked');
 });
+
+t.test('--memory-limit below 8 MiB is refused, as in svc.json (it was raised to 8 without a word)', async (t) => {
+  for (const raw of ['1', '4', '7']) {
+    t.throws(() => parseConfig(['serve', '--memory-limit', raw], {}), new RegExp(`^--memory-limit must be an integer ≥ 8, not "${raw}"$`), `--memory-limit ${raw}`);
+    t.throws(() => parseConfig(['serve'], { SVC_MEMORY_LIMIT: raw }), /^--memory-limit must be an integer ≥ 8/, `SVC_MEMORY_LIMIT=${raw}`);
+  }
+  t.equal(parseConfig(['serve', '--memory-limit', '8'], {}).config.limits?.memoryLimitMiB, 8, '8 is taken');
+});

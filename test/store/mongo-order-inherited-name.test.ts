@@ -6,7 +6,7 @@ import { eachStore } from '../store/each-store.ts';
 import { collect, order, query } from '../store/conformance.ts';
 
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
-const MODEL = makeModel('things', { constructor: 'integer', toString: 'string', valueOf: 'integer' });
+const MODEL = makeModel('things', { constructor: 'integer' as const, toString: 'string' as const, valueOf: 'integer' as const });
 
 t.test('the translated sort names the field', async (t) => {
   t.strictSame(translateOrder(MODEL, order('-constructor')), { constructor: -1, _id: 1 });
