@@ -78,6 +78,14 @@ export interface Problem {
   errors?: FieldError[];
 }
 
+/**
+ * A problem's JSON body, with the request id in it too, so that a user reporting a problem quotes
+ * the log's key: the server's problems and a handler's error view alike.
+ */
+export function problemBody(problem: Problem, requestId: string | undefined): string {
+  return JSON.stringify(requestId === undefined ? problem : { ...problem, requestId });
+}
+
 /** The one error class of the server: it knows its code and renders itself as a problem. */
 export class SvcError extends Error {
   readonly code: ErrorCode;

@@ -2,7 +2,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { reasonPhrase, type Problem } from '../errors.ts';
+import { problemBody, reasonPhrase, type Problem } from '../errors.ts';
 import type { ResponseSink } from '../exchange/response.ts';
 
 /** Headers a problem keeps from what was prepared before it: the connection decision and the request id. */
@@ -197,11 +197,6 @@ export function sendConnectionProblem(socket: Duplex, problem: Problem, requestI
   // Closed once the bytes are out. A few hundred bytes go out at once, unless a response before
   // them is stuck on a client that stopped reading: that one's stall timer cuts the connection.
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
-}
-
-/** A problem's JSON body, with the request id in it too, so that a user reporting a problem quotes the log's key. */
-function problemBody(problem: Problem, requestId: string | undefined): string {
-  return JSON.stringify(requestId === undefined ? problem : { ...problem, requestId });
 }
 
 /**

@@ -190,7 +190,7 @@ t.test('the error view renders a problem with /request/status and /request/error
   t.equal(res.status, 404);
   t.equal(res.headers.get('content-type'), 'application/problem+json');
   t.equal(res.headers.get('x-why'), 'handler', "the handler's headers are kept");
-  t.same(await body(res), { type: 'about:blank', title: 'Not Found', status: 404, detail: 'No such pet', code: 'handler-reported' });
+  t.same(await body(res), { type: 'about:blank', title: 'Not Found', status: 404, detail: 'No such pet', code: 'handler-reported', requestId: res.headers.get('x-request-id') });
   const plain = await fetch(s.at('/resources/pets?view=error'));
   t.equal(plain.status, 500, 'status defaults to 500');
   t.match(await body(plain), { title: 'Internal Server Error', status: 500, code: 'handler-reported' });

@@ -1,6 +1,6 @@
 // Output: `echo()` and `render()`. Unbuffered: the first write commits status and headers.
 
-import { statusTitle, type Problem } from '../../errors.ts';
+import { problemBody, statusTitle, type Problem } from '../../errors.ts';
 import { applyHead, assertOpen, checkHead, isRecord, malformed, outputCap, type Op } from '../guest.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -34,7 +34,7 @@ export const render: Op = async (call, payload, text) => {
       detail: (payload.message as string | undefined) ?? statusTitle(status),
       code: 'handler-reported',
     };
-    body = JSON.stringify(problem);
+    body = problemBody(problem, ex.id);
   }
   outputCap(call, Buffer.byteLength(body));
   if (!res.committed) {
