@@ -14,9 +14,10 @@ import type { ResponseSink } from '../exchange/response.ts';
 import { typeMetadata } from '../model/metadata.ts';
 import { queryParams } from '../model/query.ts';
 import { typeFromText } from '../model/validate.ts';
+import type { Model } from '../model/types.ts';
 import { byMediaType, REPRESENTATIONS } from '../representation/index.ts';
 import { negotiate } from '../representation/negotiate.ts';
-import { allowHeader, EVENTS, isMemberEvent } from '../routing/events.ts';
+import { allowHeader, EVENTS, isMemberEvent, notImplemented } from '../routing/events.ts';
 import { openApiDocument } from '../routing/openapi.ts';
 import { ALL_METHODS, route, type OpsEndpoint } from '../routing/route.ts';
 import { contentCodings, contentTypeOf, readBody, UTF8_CHARSETS, utf8Text } from './body.ts';
@@ -179,6 +180,31 @@ function sendJson(res: ResponseSink, status: number, value: unknown): void {
   res.end(JSON.stringify(value));
 }
 
+/** The body of a create or update as the handler is given it (SPEC §8, `/request/body`), or the error that refuses it. */
+function memberBody(req: IncomingMessage, rawBody: Buffer, model: Model): Record<string, unknown> {
+  // The body is read only here, and in no content coding (RFC 9110 §8.4): 415, and Accept-Encoding
+  // says which the server takes (§12.5.3). Only these two are given the body parsed (SPEC §8, `/request/body`).
+  const codings = contentCodings(req.headers['content-encoding']);
+  if (codings.length > 0) {
+    throw new SvcError('unsupported-media-type', `Content-Encoding ${codings.join(', ')} is not accepted: send the body uncompressed (no Content-Encoding).`, {
+      headers: { 'accept-encoding': 'identity' },
+    });
+  }
+  const { mediaType, charset } = contentTypeOf(req.headers['content-type']);
+  const reader = byMediaType(mediaType);
+  if (!reader) {
+    throw new SvcError('unsupported-media-type', `Content-Type ${mediaType} is not accepted; send ${REPRESENTATIONS.map((x) => x.mediaType).join(' or ')}.`);
+  }
+  if (charset !== undefined && !UTF8_CHARSETS.has(charset)) {
+    throw new SvcError('unsupported-media-type', `Content-Type charset ${JSON.stringify(charset)} is not accepted: send the body in UTF-8 (charset=utf-8, or no charset).`);
+  }
+  const text = utf8Text(rawBody);
+  if (text === undefined) throw new SvcError(reader.bodyError, 'The body is not valid UTF-8: send it encoded in UTF-8.');
+  const parsed = reader.parseMember(text, model);
+  // Values read as text (Atom) are typed by the model now: a handler sees numbers as numbers.
+  return parsed.text ? typeFromText(model, parsed.values) : parsed.values;
+}
+
 export function createSvcServer(opts: ServerOptions): SvcServer {
   const { limits, dev } = opts;
   let inFlight = 0;
@@ -303,27 +329,14 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     state.bytesIn = rawBody.length;
     let body: Record<string, unknown> | undefined;
     if (r.event === 'create' || r.event === 'update') {
-      // The body is read only here, and in no content coding (RFC 9110 §8.4): 415, and Accept-Encoding
-      // says which the server takes (§12.5.3). Only these two are given the body parsed (SPEC §8, `/request/body`).
-      const codings = contentCodings(req.headers['content-encoding']);
-      if (codings.length > 0) {
-        throw new SvcError('unsupported-media-type', `Content-Encoding ${codings.join(', ')} is not accepted: send the body uncompressed (no Content-Encoding).`, {
-          headers: { 'accept-encoding': 'identity' },
-        });
+      try {
+        body = memberBody(req, rawBody, model);
+      } catch (err) {
+        // A body the server cannot take, sent with a method the handler does not serve: the method
+        // is what the client must change first (405, as the handler would answer), not the body.
+        const events = await app.runtime.events(handler);
+        throw events !== undefined && !events.includes(r.event) ? notImplemented(r.collection, r.event, method, events) : err;
       }
-      const { mediaType, charset } = contentTypeOf(req.headers['content-type']);
-      const reader = byMediaType(mediaType);
-      if (!reader) {
-        throw new SvcError('unsupported-media-type', `Content-Type ${mediaType} is not accepted; send ${REPRESENTATIONS.map((x) => x.mediaType).join(' or ')}.`);
-      }
-      if (charset !== undefined && !UTF8_CHARSETS.has(charset)) {
-        throw new SvcError('unsupported-media-type', `Content-Type charset ${JSON.stringify(charset)} is not accepted: send the body in UTF-8 (charset=utf-8, or no charset).`);
-      }
-      const text = utf8Text(rawBody);
-      if (text === undefined) throw new SvcError(reader.bodyError, 'The body is not valid UTF-8: send it encoded in UTF-8.');
-      const parsed = reader.parseMember(text, model);
-      // Values read as text (Atom) are typed by the model now: a handler sees numbers as numbers.
-      body = parsed.text ? typeFromText(model, parsed.values) : parsed.values;
     }
     const params = new Map(query);
     if (r.id !== undefined) params.set(`${r.collection}Id`, r.id);
