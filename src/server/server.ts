@@ -162,6 +162,9 @@ function answerPreflight(req: IncomingMessage, sink: ResponseSink, methods: stri
   sink.end();
 }
 
+/** An absolute-form request target: its authority (the host, with an optional port) and the rest (path and query, maybe empty). */
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)([/?][^#]*)?$/i;
+
 function hostCount(req: IncomingMessage): number {
   let n = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') n++;
@@ -246,13 +249,18 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
   /** Serves one request; `ending.log` is narrowed as the request is identified. */
   async function handle(req: IncomingMessage, ending: Ending & { log: Logger }, requestId: string, state: RequestState): Promise<void> {
     const sink = ending.res;
-    const target = req.url ?? '/';
-    if (Buffer.byteLength(target) > limits.maxUrlBytes) {
+    // RFC 9112 §3.2.2: a server MUST accept the absolute-form (`GET http://host/path`), and then
+    // takes the host from it, not from the Host header.
+    const absolute = ABSOLUTE_FORM.exec(req.url ?? '/');
+    const rest = absolute?.[2] ?? '';
+    const target = absolute ? (rest.startsWith('/') ? rest : `/${rest}`) : (req.url ?? '/');
+    const hostField = absolute ? absolute[1] : req.headers.host;
+    if (Buffer.byteLength(req.url ?? '/') > limits.maxUrlBytes) {
       throw new SvcError('uri-too-long', `The URL is over ${limits.maxUrlBytes} bytes.`);
     }
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is 400 (HTTP/1.0 may leave it out). Checked
     // here rather than by node:http (requireHostHeader), whose 400 has no body.
-    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+    if (hostField === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
       throw new SvcError('invalid-header', 'The request has no Host header: send one (HTTP/1.1 requires it).');
     }
     // Origin-form only (RFC 9112 §3.2.1); paths are matched as sent, never normalised.
@@ -273,13 +281,20 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     // The Host header becomes part of absolute URLs (Location, Atom): only a plain host[:port] is trusted.
     // Node keeps the first of several Host headers, a proxy may use the last: more than one is 400 (RFC 9112 §3.2).
     if (hostCount(req) > 1) throw new SvcError('invalid-header', 'The request has more than one Host header: send exactly one.');
-    const plain = plainHostKnown(req.headers.host ?? 'localhost');
-    if (plain === undefined) throw new SvcError('invalid-header', 'The Host header must be a host name or address with an optional port from 1 to 65535.');
+    const plain = plainHostKnown(hostField ?? 'localhost');
+    if (plain === undefined) {
+      throw new SvcError(
+        'invalid-header',
+        absolute
+          ? "The request target's host must be a host name or address with an optional port from 1 to 65535."
+          : 'The Host header must be a host name or address with an optional port from 1 to 65535.',
+      );
+    }
     const host = plain.host;
     // A request without Host names no tenant ('localhost' is only the origin of its URLs), nor does
     // an address: `127.0.0.1` is not tenant `127`'s, whatever a proxy passes on as Host.
-    const app = await opts.resolveApp(req.headers.host === undefined || plain.address ? '' : host);
-    if (!app) throw new SvcError('tenant-not-found', `No app is served for host ${JSON.stringify(req.headers.host ?? '')}.`);
+    const app = await opts.resolveApp(hostField === undefined || plain.address ? '' : host);
+    if (!app) throw new SvcError('tenant-not-found', `No app is served for host ${JSON.stringify(hostField ?? '')}.`);
     state.app = app;
     state.tenant = app.name;
     // One app cannot take every request slot of the process: past its share it is told to retry.
