@@ -298,7 +298,8 @@ class MongoStore implements Store {
 
   /**
    * The collection of `model`, prepared once per model shape: an index per declared field and on
-   * `updated`, each `(field, _id)` so that an order and its tie-break are read from the index;
+   * `updated`, each `(field, _id)` so that an order and its tie-break are read from the index, and
+   * NEWEST_FIRST;
    * none for a field declared `"index": false` (dropped if it had one). Indexes of removed fields
    * stay (as their values do). Then the values an earlier type of a field left are rewritten.
    */
@@ -321,7 +322,7 @@ class MongoStore implements Store {
           // (a compound index declared on one field whose own index was just turned off, say).
           .then(() => this.#dropUndeclared(c, compound))
           .then(() => Promise.all(unindexed.map((k) => c.dropIndex(`${k}_1__id_1`).catch(ignoreMissingIndex))))
-          .then(() => c.createIndexes([...keys.map((k) => ({ key: { [k]: 1, _id: 1 } })), ...compound]))
+          .then(() => c.createIndexes([...keys.map((k) => ({ key: { [k]: 1, _id: 1 } })), NEWEST_FIRST, ...compound]))
           .then(() => this.#retype(model, c))
           .then(() => this.#fillParts(model, c))
           .then(
@@ -339,6 +340,15 @@ class MongoStore implements Store {
     return entry.ready;
   }
 }
+
+/**
+ * `{updated: -1, _id: 1}`: newest first, ties by id, the Atom feed's default order and a list's
+ * usual `order_by=-updated`. MongoDB reads a sort from an index only in the index's directions or
+ * all of them reversed (https://www.mongodb.com/docs/manual/tutorial/sort-results-with-indexes/),
+ * and `{updated: 1, _id: 1}` reversed is `{updated: -1, _id: -1}`: without this, every such page
+ * sorted every member. Other descending orders still sort their matches (README "Collection queries").
+ */
+const NEWEST_FIRST = { key: { updated: -1, _id: 1 } } as const;
 
 /** Prefix of the names of the compound indexes a model declares (README "Models", `indexes`). */
 export const COMPOUND_INDEX_PREFIX = 'svc+';
