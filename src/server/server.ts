@@ -250,8 +250,13 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
   async function handle(req: IncomingMessage, ending: Ending & { log: Logger }, requestId: string, state: RequestState): Promise<void> {
     const sink = ending.res;
     // RFC 9112 §3.2.2: a server MUST accept the absolute-form (`GET http://host/path`), and then
-    // takes the host from it, not from the Host header.
+    // takes the host from it, not from the Host header. A Host that names another host is refused
+    // rather than ignored: a proxy in front that routes or authorises by Host and passes the
+    // request line on as it is would otherwise have svc serve another tenant than it checked.
     const absolute = ABSOLUTE_FORM.exec(req.url ?? '/');
+    if (absolute && req.headers.host !== undefined && req.headers.host.toLowerCase() !== absolute[1]!.toLowerCase()) {
+      throw new SvcError('invalid-header', "The Host header names another host than the request target: send the same host in both, or the path alone as the target.");
+    }
     const rest = absolute?.[2] ?? '';
     const target = absolute ? (rest.startsWith('/') ? rest : `/${rest}`) : (req.url ?? '/');
     const hostField = absolute ? absolute[1] : req.headers.host;
