@@ -268,7 +268,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     if (hostField === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
       throw new SvcError('invalid-header', 'The request has no Host header: send one (HTTP/1.1 requires it).');
     }
-    // Origin-form only (RFC 9112 §3.2.1); paths are matched as sent, never normalised.
+    // The path as sent (origin-form, or that of an absolute-form target above), never normalised.
     const q = target.indexOf('?');
     const pathname = q === -1 ? target : target.slice(0, q);
     const method = req.method ?? 'GET';
