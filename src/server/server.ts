@@ -17,7 +17,7 @@ import { typeFromText } from '../model/validate.ts';
 import type { Model } from '../model/types.ts';
 import { byMediaType, REPRESENTATIONS } from '../representation/index.ts';
 import { negotiate } from '../representation/negotiate.ts';
-import { allowHeader, EVENTS, isMemberEvent, notImplemented } from '../routing/events.ts';
+import { allowHeader, EVENTS, isMemberEvent } from '../routing/events.ts';
 import { openApiDocument } from '../routing/openapi.ts';
 import { ALL_METHODS, route, type OpsEndpoint } from '../routing/route.ts';
 import { contentCodings, contentTypeOf, readBody, UTF8_CHARSETS, utf8Text } from './body.ts';
@@ -142,6 +142,8 @@ interface RequestState {
   usage: { handlerCpuMs: number };
   /** It counts toward its app's requests in progress. */
   holds: boolean;
+  /** The path of the request's target, without query (and, in absolute form, without scheme and authority): for the request log. */
+  path?: string;
 }
 
 /** Response headers a browser script may read (README "CORS"). */
@@ -162,8 +164,17 @@ function answerPreflight(req: IncomingMessage, sink: ResponseSink, methods: stri
   sink.end();
 }
 
-/** An absolute-form request target: its authority (the host, with an optional port) and the rest (path and query, maybe empty). */
-const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)([/?][^#]*)?$/i;
+/** An absolute-form request target: its scheme, its authority (the host, with an optional port) and the rest (path and query, maybe empty). */
+const ABSOLUTE_FORM = /^(https?):\/\/([^/?#]*)([/?][^#]*)?$/i;
+
+/**
+ * A host[:port] as two spellings of one host compare: plain (no trailing dot), in lower case,
+ * without the scheme's default port; undefined when it is not a plain host.
+ */
+function comparedHost(hostPort: string, scheme: string): string | undefined {
+  const host = plainHostKnown(hostPort)?.host.toLowerCase();
+  return host?.replace(scheme.toLowerCase() === 'https' ? /:443$/ : /:80$/, '');
+}
 
 function hostCount(req: IncomingMessage): number {
   let n = 0;
@@ -254,12 +265,15 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     // rather than ignored: a proxy in front that routes or authorises by Host and passes the
     // request line on as it is would otherwise have svc serve another tenant than it checked.
     const absolute = ABSOLUTE_FORM.exec(req.url ?? '/');
-    if (absolute && req.headers.host !== undefined && req.headers.host.toLowerCase() !== absolute[1]!.toLowerCase()) {
-      throw new SvcError('invalid-header', "The Host header names another host than the request target: send the same host in both, or the path alone as the target.");
-    }
-    const rest = absolute?.[2] ?? '';
+    const rest = absolute?.[3] ?? '';
     const target = absolute ? (rest.startsWith('/') ? rest : `/${rest}`) : (req.url ?? '/');
-    const hostField = absolute ? absolute[1] : req.headers.host;
+    const q = target.indexOf('?');
+    const pathname = q === -1 ? target : target.slice(0, q);
+    state.path = pathname;
+    if (absolute && req.headers.host !== undefined && comparedHost(req.headers.host, absolute[1]!) !== comparedHost(absolute[2]!, absolute[1]!)) {
+      throw new SvcError('invalid-header', 'The Host header names another host than the request target: send the same host in both, or the path alone as the target.');
+    }
+    const hostField = absolute ? absolute[2] : req.headers.host;
     if (Buffer.byteLength(req.url ?? '/') > limits.maxUrlBytes) {
       throw new SvcError('uri-too-long', `The URL is over ${limits.maxUrlBytes} bytes.`);
     }
@@ -268,9 +282,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     if (hostField === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
       throw new SvcError('invalid-header', 'The request has no Host header: send one (HTTP/1.1 requires it).');
     }
-    // The path as sent (origin-form, or that of an absolute-form target above), never normalised.
-    const q = target.indexOf('?');
-    const pathname = q === -1 ? target : target.slice(0, q);
+    // The path as sent (origin-form, or that of an absolute-form target above) is matched, never normalised.
     const method = req.method ?? 'GET';
     // CONNECT asks for a tunnel to the host:port it names (RFC 9110 §9.3.6): this server is no proxy.
     // A CONNECT to one of its paths is routed like any other method it does not serve.
@@ -349,14 +361,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     state.bytesIn = rawBody.length;
     let body: Record<string, unknown> | undefined;
     if (r.event === 'create' || r.event === 'update') {
-      try {
-        body = memberBody(req, rawBody, model);
-      } catch (err) {
-        // A body the server cannot take, sent with a method the handler does not serve: the method
-        // is what the client must change first (405, as the handler would answer), not the body.
-        const events = await app.runtime.events(handler);
-        throw events !== undefined && !events.includes(r.event) ? notImplemented(r.collection, r.event, method, events) : err;
-      }
+      body = memberBody(req, rawBody, model);
     }
     const params = new Map(query);
     if (r.id !== undefined) params.set(`${r.collection}Id`, r.id);
@@ -418,7 +423,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       const status = res.writableFinished ? sink.status : 0;
       const handlerCpuMs = Math.round(state.usage.handlerCpuMs * 1000) / 1000;
       if (ending.log.enabled('info')) {
-        const path = (req.url ?? '/').split('?')[0]!.slice(0, 512);
+        const path = (state.path ?? '/').slice(0, 512);
         // The tenant is known before the request's logger is narrowed (a tenant-busy, an unknown collection).
         const tenant = state.tenant !== undefined && ending.log.fields.tenant === undefined ? { tenant: state.tenant } : {};
         ending.log
