@@ -84,7 +84,7 @@ export class HttpResponse implements ResponseSink {
     this.written += text === undefined ? chunk.length : text.bytes;
     if (this.#head || this.status === 204 || this.status === 304) return;
     const res = this.#res;
-    if (res.destroyed) return;
+    if (res.destroyed || this.#req.socket.destroyed) return;
     if (!(text === undefined ? res.write(chunk) : res.write(chunk, text.encoding))) await this.#drained();
   }
 
@@ -96,19 +96,26 @@ export class HttpResponse implements ResponseSink {
    */
   #drained(): Promise<void> {
     const res = this.#res;
+    const socket = this.#req.socket;
     return (this.#draining ??= new Promise<void>((resolve) => {
-      // A client that stops reading must not hold the response (and, for a streamed list, its
-      // database statement and read snapshot) forever.
-      const stalled = setTimeout(() => res.destroy(), this.#stallMs);
+      let stalled: NodeJS.Timeout | undefined;
+      // Queued behind an earlier response on the connection, it is not stalled: the clock starts when it has the socket.
+      const arm = () => (stalled = setTimeout(() => res.destroy(), this.#stallMs));
+      if (res.socket) arm();
+      else res.once('socket', arm);
       const done = () => {
         clearTimeout(stalled);
+        res.off('socket', arm);
         res.off('drain', done);
         res.off('close', done);
+        socket.off('close', done);
         this.#draining = undefined;
         resolve();
       };
       res.on('drain', done);
       res.on('close', done);
+      // A response still queued emits no 'close' when the connection goes.
+      socket.on('close', done);
     }));
   }
 

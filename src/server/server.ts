@@ -394,7 +394,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
   }
 
   /** The request being answered on each connection (the latest, when requests are pipelined), and its response. */
-  const answering = new WeakMap<Duplex, { req: IncomingMessage; sink: HttpResponse }>();
+  const answering = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse; sink: HttpResponse }>();
 
   function serve(req: IncomingMessage, res: ServerResponse): void {
     inFlight++;
@@ -402,7 +402,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const requestId = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
     const started = performance.now();
     const sink = new HttpResponse(req, res, limits.requestTimeoutMs);
-    const exchange = { req, sink };
+    const exchange = { req, res, sink };
     answering.set(req.socket, exchange);
     sink.setHeader('x-request-id', requestId);
     if (closing) sink.setHeader('connection', 'close');
@@ -467,6 +467,15 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     const error = clientErrorProblem(err, limits.requestTimeoutMs);
     const current = answering.get(socket);
+    if (current !== undefined && current.req.complete && error !== undefined) {
+      // The request being answered arrived whole: the error is in a later one. Answer this one as
+      // it is, then close (RFC 9112 §9.3.2: a client retries the requests left unanswered).
+      current.sink.setHeader('connection', 'close');
+      const close = () => socket.end(() => socket.destroy());
+      if (current.res.writableFinished) close();
+      else current.res.once('finish', close);
+      return;
+    }
     if (error === undefined || !socket.writable || current?.sink.committed || current?.sink.ended) {
       socket.destroy();
       return;
