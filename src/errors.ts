@@ -30,6 +30,7 @@ export const CATALOGUE = {
   'body-too-large': { status: 413, title: 'Content Too Large', fix: 'Send a smaller body, or raise --max-body on the server.' },
   'uri-too-long': { status: 414, title: 'URI Too Long', fix: 'Shorten the URL (query string included), or raise --max-url on the server.' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type', fix: 'Send Content-Type application/json or application/atom+xml, with no charset other than utf-8, and the body uncompressed (no Content-Encoding).' },
+  'expectation-failed': { status: 417, title: 'Expectation Failed', fix: 'Send no Expect header, or `Expect: 100-continue` (the only expectation the server meets).' },
   'headers-too-large': { status: 431, title: 'Request Header Fields Too Large', fix: 'Send a request line and headers of at most 16 KiB together (Node\'s --max-http-header-size); the connection is closed.' },
   // 5xx: the server or the handler
   'internal-error': { status: 500, title: 'Internal Server Error', fix: 'A bug in the server: the log has the details.' },
@@ -37,6 +38,7 @@ export const CATALOGUE = {
   'model-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the model file named in `detail` (run `svc check`).' },
   'handler-compile-error': { status: 500, title: 'Internal Server Error', fix: 'Fix the handler script so that it compiles (run `svc check`).' },
   'handler-error': { status: 500, title: 'Internal Server Error', fix: 'The handler threw: fix the handler script (development mode shows the message and line).' },
+  'transfer-coding-not-implemented': { status: 501, title: 'Not Implemented', fix: 'Send the body with Content-Length, or with Transfer-Encoding: chunked alone (no gzip or other transfer coding); the connection is closed.' },
   'handler-cpu-limit': { status: 503, title: 'Service Unavailable', fix: 'The handler used more CPU time than allowed: make it do less per request, or raise --cpu-limit.' },
   'handler-time-limit': { status: 503, title: 'Service Unavailable', fix: 'The handler ran too long without using CPU (or kept the request busy for over 30 s): make it finish sooner.' },
   'handler-memory-limit': { status: 503, title: 'Service Unavailable', fix: 'The handler used more memory than the isolate allows: make it hold less, or raise --memory-limit.' },

@@ -5,12 +5,24 @@ import { SvcError } from '../errors.ts';
 
 const EMPTY = Buffer.alloc(0);
 
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/**
+ * The request's body, at most `maxBytes` of it. `willRead` is called once the body is known to be
+ * wanted and not refused from the head alone, before it is read: where the client waits for
+ * `100 Continue` (`Expect: 100-continue`), that is when it is sent, so that a body the server would
+ * refuse (a Content-Length over the limit, a transfer coding it cannot undo) is never invited.
+ */
+export async function readBody(req: IncomingMessage, maxBytes: number, willRead: () => void = () => {}): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > maxBytes) {
     throw new SvcError('body-too-large', `The body is ${declared} bytes; at most ${maxBytes} are accepted.`);
   }
-  if (declared === '0' || (declared === undefined && req.headers['transfer-encoding'] === undefined)) return EMPTY;
+  const coding = req.headers['transfer-encoding'];
+  // node:http undoes only `chunked`: a body in another transfer coding would be read still coded (RFC 9112 §6.1: 501).
+  if (coding !== undefined && coding.split(',').some((c) => c.trim().toLowerCase() !== 'chunked')) {
+    throw new SvcError('transfer-coding-not-implemented', `Transfer-Encoding ${JSON.stringify(coding)} is not implemented: send the body with Content-Length, or chunked alone.`);
+  }
+  if (declared === '0' || (declared === undefined && coding === undefined)) return EMPTY;
+  willRead();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

@@ -258,7 +258,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
   }
 
   /** Serves one request; `ending.log` is narrowed as the request is identified. */
-  async function handle(req: IncomingMessage, ending: Ending & { log: Logger }, requestId: string, state: RequestState): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, ending: Ending & { log: Logger }, requestId: string, state: RequestState): Promise<void> {
     const sink = ending.res;
     // RFC 9112 §3.2.2: a server MUST accept the absolute-form (`GET http://host/path`), and then
     // takes the host from it, not from the Host header. A Host that names another host is refused
@@ -274,6 +274,12 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       throw new SvcError('invalid-header', 'The Host header names another host than the request target: send the same host in both, or the path alone as the target.');
     }
     const hostField = absolute ? absolute[2] : req.headers.host;
+    // The one expectation there is (RFC 9110 §10.1.1); node:http hands every request with Expect
+    // here (checkContinue, checkExpectation below) rather than answer a bare 417 or a 100 of its own.
+    const expect = req.headers.expect?.trim().toLowerCase();
+    if (expect !== undefined && expect !== '100-continue') {
+      throw new SvcError('expectation-failed', `The expectation ${JSON.stringify(req.headers.expect)} cannot be met: send no Expect header, or Expect: 100-continue.`);
+    }
     if (Buffer.byteLength(req.url ?? '/') > limits.maxUrlBytes) {
       throw new SvcError('uri-too-long', `The URL is over ${limits.maxUrlBytes} bytes.`);
     }
@@ -357,7 +363,10 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     // The representation depends on Accept: a cache must not serve one client's to another.
     const vary = sink.headers.get('vary');
     sink.setHeader('vary', vary === undefined ? 'Accept' : `${vary}, Accept`);
-    const rawBody = await readBody(req, limits.maxBodyBytes);
+    // A client that waits for 100 Continue is asked for the body only now, when nothing in the head refused it.
+    const rawBody = await readBody(req, limits.maxBodyBytes, () => {
+      if (expect === '100-continue' && !res.headersSent) res.writeContinue();
+    });
     state.bytesIn = rawBody.length;
     let body: Record<string, unknown> | undefined;
     if (r.event === 'create' || r.event === 'update') {
@@ -406,6 +415,9 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     answering.set(req.socket, exchange);
     sink.setHeader('x-request-id', requestId);
     if (closing) sink.setHeader('connection', 'close');
+    // node:http drops what follows a request asking to upgrade (a WebSocket, h2c) on its connection,
+    // which is not upgraded: closing after the answer tells the client to send the rest again.
+    if (req.headers.upgrade !== undefined) sink.setHeader('connection', 'close');
     const allowOrigin = corsOrigin(req.headers.origin);
     if (allowOrigin !== undefined) {
       sink.setHeader('access-control-allow-origin', allowOrigin);
@@ -432,7 +444,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       }
       opts.metrics.observe({ tenant: state.tenant, status, durationMs, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) });
     });
-    handle(req, ending, requestId, state)
+    handle(req, res, ending, requestId, state)
       .then(
         () => complete(ending),
         (err: unknown) => complete(ending, err),
@@ -459,6 +471,11 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     },
     serve,
   );
+
+  // Requests with Expect come here too: handle() sends 100 Continue when it reads the body, or
+  // answers a 417 problem (node:http would send 100 at once, or a bare 417).
+  server.on('checkContinue', serve);
+  server.on('checkExpectation', serve);
 
   // What node:http cannot make a request of: answered as a problem with the status Node would
   // give (400, 408, 413, 431), where Node answers a bare status line. As Node does, only while no
