@@ -176,6 +176,17 @@ function comparedHost(hostPort: string, scheme: string): string | undefined {
   return host?.replace(scheme.toLowerCase() === 'https' ? /:443$/ : /:80$/, '');
 }
 
+/** The request being answered on a connection (the latest, when requests are pipelined), its response, and when the requests up to it are done. */
+interface Answering {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly sink: HttpResponse;
+  /** Settled when this request and every one before it on the connection are done. */
+  allDone: Promise<unknown>;
+  /** Settled when every unsafe request up to this one is done (undefined: none was unsafe). */
+  unsafeDone: Promise<unknown> | undefined;
+}
+
 function hostCount(req: IncomingMessage): number {
   let n = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') n++;
@@ -402,8 +413,8 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     await app.runtime.serve(ex);
   }
 
-  /** The request being answered on each connection (the latest, when requests are pipelined), and its response. */
-  const answering = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse; sink: HttpResponse }>();
+  /** The request being answered on each connection (the latest, when requests are pipelined). */
+  const answering = new WeakMap<Duplex, Answering>();
 
   function serve(req: IncomingMessage, res: ServerResponse): void {
     inFlight++;
@@ -411,7 +422,12 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const requestId = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
     const started = performance.now();
     const sink = new HttpResponse(req, res, limits.requestTimeoutMs);
-    const exchange = { req, res, sink };
+    // Pipelined requests run at once only while they are all safe (RFC 9112 §9.3.2): a GET waits
+    // for the unsafe requests before it on its connection, any other request for all of them.
+    const earlier = answering.get(req.socket);
+    const safe = req.method === 'GET' || req.method === 'HEAD';
+    const wait = earlier === undefined ? undefined : safe ? earlier.unsafeDone : earlier.allDone;
+    const exchange: Answering = { req, res, sink, allDone: undefined!, unsafeDone: earlier?.unsafeDone };
     answering.set(req.socket, exchange);
     sink.setHeader('x-request-id', requestId);
     if (closing) sink.setHeader('connection', 'close');
@@ -444,20 +460,22 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       }
       opts.metrics.observe({ tenant: state.tenant, status, durationMs, handlerCpuMs, ...(sink.problem ? { problem: sink.problem } : {}) });
     });
-    handle(req, res, ending, requestId, state)
-      .then(
-        () => complete(ending),
-        (err: unknown) => complete(ending, err),
-      )
-      .finally(() => {
-        if (state.holds) {
-          const n = busy.get(state.tenant!)! - 1;
-          if (n === 0) busy.delete(state.tenant!);
-          else busy.set(state.tenant!, n);
-        }
-        if (state.app) opts.releaseApp?.(state.app);
-        if (--inFlight === 0 && idle) idle();
-      });
+    const run = () => handle(req, res, ending, requestId, state);
+    const served = (wait === undefined ? run() : wait.then(run, run)).then(
+      () => complete(ending),
+      (err: unknown) => complete(ending, err),
+    );
+    exchange.allDone = earlier === undefined ? served : Promise.all([earlier.allDone, served]);
+    if (!safe) exchange.unsafeDone = exchange.allDone;
+    void served.finally(() => {
+      if (state.holds) {
+        const n = busy.get(state.tenant!)! - 1;
+        if (n === 0) busy.delete(state.tenant!);
+        else busy.set(state.tenant!, n);
+      }
+      if (state.app) opts.releaseApp?.(state.app);
+      if (--inFlight === 0 && idle) idle();
+    });
   }
 
   const server = createServer(
