@@ -33,7 +33,9 @@ class StubResponse extends EventEmitter {
 
 /** A response sink that writes nowhere. */
 export function stubSink(method = 'GET'): HttpResponse {
-  return new HttpResponse({ method, destroyed: false, complete: true } as IncomingMessage, new StubResponse() as unknown as ServerResponse, 30_000);
+  // A request has its connection's socket (HttpResponse watches it while a response waits to be written).
+  const socket = Object.assign(new EventEmitter(), { destroyed: false });
+  return new HttpResponse({ method, destroyed: false, complete: true, socket } as unknown as IncomingMessage, new StubResponse() as unknown as ServerResponse, 30_000);
 }
 
 export interface StubExchangeOptions {
