@@ -1,7 +1,5 @@
 // Method → event mapping of README "REST reference", as data.
 
-import { SvcError } from '../errors.ts';
-
 export const EVENTS = ['list', 'putCollection', 'create', 'deleteCollection', 'retrieve', 'update', 'postMember', 'delete'] as const;
 export type EventName = (typeof EVENTS)[number];
 
@@ -31,16 +29,4 @@ export function allowHeader(served: readonly EventName[]): string {
   const methods = served.map((e) => EVENT_METHOD[e]);
   if (methods.includes('GET')) methods.push('HEAD' as Method);
   return [...new Set(methods)].join(', ');
-}
-
-/**
- * The 405 for a request whose event the handler does not implement: `Allow` lists the methods of
- * the events it does implement (`implemented`) on this kind of target (collection or member).
- */
-export function notImplemented(collection: string, event: EventName, method: string, implemented: readonly EventName[]): SvcError {
-  const member = isMemberEvent(event);
-  const served = implemented.filter((e) => isMemberEvent(e) === member);
-  return new SvcError('method-not-allowed', `The handler of ${collection} does not implement ${event} (${method}).`, {
-    headers: { allow: allowHeader(served) },
-  });
 }

@@ -8,7 +8,7 @@
 import { SvcError } from '../errors.ts';
 import { complete } from '../exchange/complete.ts';
 import type { Exchange } from '../exchange/exchange.ts';
-import { notImplemented } from '../routing/events.ts';
+import { allowHeader, isMemberEvent } from '../routing/events.ts';
 import { requestJson } from './bridge.ts';
 import { compileError, locate, type Artifact } from './compile.ts';
 import { applyHead, checkOutcome, parseGuestJson, type Call, type Outcome } from './guest.ts';
@@ -106,7 +106,14 @@ function finish(ex: Exchange, outcome: Outcome, artifact: Compiled): void {
     // After delegate() or render() the response is complete; after echo() it is cut (complete()).
     throw new SvcError('handler-error', ex.dev ? `${name}: ${message}${at ? ` (${at})` : ''}` : 'The handler failed; the server log has the details.');
   }
-  if (outcome.notAllowed) throw notImplemented(ex.target.collection, ex.target.event, ex.method, outcome.notAllowed);
+  if (outcome.notAllowed) {
+    // Allow lists the methods of the handler's events on this kind of target (collection or member).
+    const member = isMemberEvent(ex.target.event);
+    const served = outcome.notAllowed.filter((e) => isMemberEvent(e) === member);
+    throw new SvcError('method-not-allowed', `The handler of ${ex.target.collection} does not implement ${ex.target.event} (${ex.method}).`, {
+      headers: { allow: allowHeader(served) },
+    });
+  }
   if (!res.committed) {
     applyHead(ex, outcome.head);
     // Neither written, rendered nor delegated: 204 unless the handler chose a status (README "Handler scripts").
