@@ -11,7 +11,7 @@ const EMPTY = Buffer.alloc(0);
  * `100 Continue` (`Expect: 100-continue`), that is when it is sent, so that a body the server would
  * refuse (a Content-Length over the limit, a transfer coding it cannot undo) is never invited.
  */
-export async function readBody(req: IncomingMessage, maxBytes: number, willRead: () => void = () => {}): Promise<Buffer> {
+export async function readBody(req: IncomingMessage, maxBytes: number, willRead?: () => void): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > maxBytes) {
     throw new SvcError('body-too-large', `The body is ${declared} bytes; at most ${maxBytes} are accepted.`);
@@ -22,7 +22,7 @@ export async function readBody(req: IncomingMessage, maxBytes: number, willRead:
     throw new SvcError('transfer-coding-not-implemented', `Transfer-Encoding ${JSON.stringify(coding)} is not implemented: send the body with Content-Length, or chunked alone.`);
   }
   if (declared === '0' || (declared === undefined && coding === undefined)) return EMPTY;
-  willRead();
+  willRead?.();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

@@ -375,9 +375,15 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const vary = sink.headers.get('vary');
     sink.setHeader('vary', vary === undefined ? 'Accept' : `${vary}, Accept`);
     // A client that waits for 100 Continue is asked for the body only now, when nothing in the head refused it.
-    const rawBody = await readBody(req, limits.maxBodyBytes, () => {
-      if (expect === '100-continue' && !res.headersSent) res.writeContinue();
-    });
+    const rawBody = await readBody(
+      req,
+      limits.maxBodyBytes,
+      expect === '100-continue'
+        ? () => {
+            if (!res.headersSent) res.writeContinue();
+          }
+        : undefined,
+    );
     state.bytesIn = rawBody.length;
     let body: Record<string, unknown> | undefined;
     if (r.event === 'create' || r.event === 'update') {
