@@ -20,6 +20,7 @@ import t from 'tap';
 import ivm from 'isolated-vm';
 import { trimNow } from '../../src/malloc-trim.ts';
 import { body, PEOPLE, sandboxServer } from './harness.ts';
+import { mallocInUse } from '../helpers/malloc.ts';
 
 /** Statements leaving every answer in `out`; the same in the handler and in a bare isolate. */
 const PROGRAM = `
@@ -127,11 +128,18 @@ t.test('the formatters kept for one request are not held after it', async (t) =>
   const round = (how: string) => Promise.all([1, 2, 3, 4].map(async () => (await fetch(s.at(`/resources/probe/1?how=${how}`))).status));
   t.same(await round('constructor'), [200, 200, 200, 200]);
   t.same(await round('constructor'), [200, 200, 200, 200]);
+  // The C heap's bytes in use, where glibc tells them: ICU's memory is malloc'd, and this count does
+  // not move with pages the allocator keeps or gives back, as resident memory does (that measured
+  // -6 to 34 MiB here with the formatters dropped, and failed a bound of 25 once in a busy suite).
+  const inUse = async () => (await mallocInUse()) ?? process.memoryUsage.rss();
+  const measure = (await mallocInUse()) === undefined ? 'resident memory' : 'the C heap in use';
   await trimNow();
-  const before = process.memoryUsage.rss();
+  const before = await inUse();
   for (let i = 0; i < 3; i++) t.same(await round('method'), [200, 200, 200, 200], `round ${i + 1}`);
   await trimNow();
-  const grewMiB = (process.memoryUsage.rss() - before) / 1024 / 1024;
-  // Bare counts: ~20 MiB an isolate that keeps them; a collection at the end of each request leaves a few.
-  t.ok(grewMiB < 25, `the process grew ${grewMiB.toFixed(0)} MiB (under 25 MiB)`);
+  const grewMiB = ((await inUse()) - before) / 1024 / 1024;
+  // Measured with the formatters kept for the isolate's life (requestBoundary not clearing them):
+  // +86 to +88 MiB, by either count. Dropped: -9 MiB of C heap, alone or beside two busy processes;
+  // garbage an isolate has not collected yet is under 4 MiB (ICU_BYTES_PER_COLLECTION), 16 for four.
+  t.ok(grewMiB < 45, `${measure} grew ${grewMiB.toFixed(0)} MiB (under 45 MiB)`);
 });
