@@ -129,7 +129,8 @@ export function parseValue(field: FieldDef, raw: unknown, text: boolean): Parsed
  * A stored value as a value of its field's `type` now (the field's type may have changed since
  * the value was written), or undefined (absent) when it is none. Text that is a number (as a query
  * string writes one: `"0123"`, `" 1.5e2 "`) is that number, other text is no number; a number is
- * true unless 0, text unless empty; a number is its shortest text. An integer field rounds a
+ * true unless 0, text unless empty; a number is its shortest text; a date or date-time is text a
+ * write would accept, canonical (`dateAs`), and nothing else. An integer field rounds a
  * fraction to the nearest integer, halves away from zero (`1.5` is 2, `-2.5` is -3), and holds no
  * number past ±(2^53-1) (`1e20` is absent), as no write could store one.
  */
@@ -147,9 +148,24 @@ export function storedAs(type: FieldType, v: string | number | boolean): Value |
       return numberOf(v);
     case 'boolean':
       return typeof v === 'number' ? v !== 0 : Boolean(v);
+    case 'date':
+    case 'date-time':
+      return typeof v === 'string' ? dateAs(type, v) : undefined;
     default:
       return typeof v === 'string' ? v : String(v);
   }
+}
+
+/**
+ * Text as a date or date-time value, as `storedAs` reads it: a date or date-time a write would
+ * accept, in canonical form (a date-time in UTC with milliseconds and `Z`); a date-time's date is
+ * its date in UTC, and a date's date-time is its midnight in UTC. Other text is none (undefined).
+ */
+function dateAs(type: 'date' | 'date-time', v: string): string | undefined {
+  const date = parseDate(v);
+  const instant = date.ok ? parseDateTime(`${v}T00:00:00Z`) : parseDateTime(v);
+  if (!instant.ok) return undefined;
+  return type === 'date' ? String(instant.value).slice(0, 10) : String(instant.value);
 }
 
 /**

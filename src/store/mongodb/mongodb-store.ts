@@ -237,7 +237,9 @@ class MongoStore implements Store {
    * A number that an integer field cannot hold (a fraction or one past 2^53, left by a float;
    * `notInteger`) is of the type of one it can, and no index tells them apart: those are looked for
    * only when the recorded type of the field is not integer (or none is recorded), reading every
-   * member that has a number there.
+   * member that has a number there. Likewise text not in canonical form in a field made date or
+   * date-time (a date-time with an offset, a date made date-time, text that is no date): every
+   * member with text there is read when the recorded type is another.
    *
    * A value the new type cannot hold as it was (`"0123"` as 123, 5 as true, 1.5 as 2, `"abc"` as
    * absent) makes the member another one: it is stamped again (`updated`, as a write stamps it), so
@@ -251,11 +253,17 @@ class MongoStore implements Store {
       // Its stored parts go with the old value (#fillParts makes those the model stores again).
       const parts = Object.fromEntries(INDEX_PARTS.map((part) => [partKey(key, part), ''] as const));
       const other = { [key]: { $type: otherTypes(f.type) } };
-      const query = f.type === 'integer' && recorded[key] !== 'integer' ? { $or: [other, notInteger(key)] } : other;
+      const dates = (f.type === 'date' || f.type === 'date-time') && recorded[key] !== f.type;
+      const query =
+        f.type === 'integer' && recorded[key] !== 'integer' ? { $or: [other, notInteger(key)] } : dates ? { $or: [other, { [key]: { $type: 'string' } }] } : other;
       await rewrite(c, c.find(query, { projection: { [key]: 1, updated: 1 } }), (doc) => {
         const before = doc[key];
         const value = retyped(f.type, before);
-        const lossy = !readsBackAs(typeOfValue(before), value, before);
+        if (value === before) return undefined; // text a date field holds as it is
+        // Text in a field that was date or date-time was read as such: a date made date-time
+        // reads back as the same date.
+        const held = typeof before === 'string' && (recorded[key] === 'date' || recorded[key] === 'date-time') ? recorded[key] : typeOfValue(before);
+        const lossy = !readsBackAs(held, value, before);
         const filter = { _id: { $eq: doc._id }, [key]: { $eq: before }, ...(lossy ? { updated: { $eq: doc.updated } } : {}) };
         const $set = { ...(value === undefined ? {} : { [key]: value }), ...(lossy ? { updated: nextUpdated(doc.updated) } : {}) };
         const $unset = value === undefined ? { ...parts, [key]: '' as const } : parts;
@@ -389,10 +397,12 @@ function notInteger(key: string): Document {
 }
 
 /** Applies `update` to each document of `docs`, REWRITE_BATCH at a time in unordered bulk writes. */
-async function rewrite(c: Collection<Stored>, docs: AsyncIterable<Stored>, update: (doc: Stored) => AnyBulkWriteOperation<Stored>): Promise<void> {
+async function rewrite(c: Collection<Stored>, docs: AsyncIterable<Stored>, update: (doc: Stored) => AnyBulkWriteOperation<Stored> | undefined): Promise<void> {
   let batch: AnyBulkWriteOperation<Stored>[] = [];
   for await (const doc of docs) {
-    batch.push(update(doc));
+    const op = update(doc);
+    if (op === undefined) continue;
+    batch.push(op);
     if (batch.length >= REWRITE_BATCH) {
       await c.bulkWrite(batch, { ordered: false });
       batch = [];

@@ -189,6 +189,15 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
       stamp.run(nextUpdated(updated as string), id!);
     }
   }
+  // A field made date or date-time holds its values as a write stores them (canonical: a
+  // date-time in UTC with milliseconds and `Z`), or none: text kept from a string field, or a date
+  // made date-time, is rewritten in place (a column that moved was converted so already), so that
+  // filters and orders compare what reads give. As above, a rewritten row's JSON text no longer
+  // holds its value, and a value that does not read back as it was stamps the member again.
+  for (const field of model.declared) {
+    const held = typeOf.get(field.name);
+    if ((field.type === 'date' || field.type === 'date-time') && held !== field.type) canonicalDates(statements, t, quoteIdent(columnOf.get(field.name)!), field.type, held);
+  }
   for (const field of model.declared) {
     const col = columnOf.get(field.name)!;
     const index = quoteIdent(`${table}/${col}`);
@@ -312,6 +321,30 @@ function convert(statements: Statements, t: string, from: string, to: string, fi
       }
       write.run(toSql(value ?? null), current ? shape : null, id!);
       last = id as number;
+    }
+  }
+}
+
+/**
+ * Rewrites column `col` of table `t`, which a field of `type` (date or date-time) now reads, to
+ * the canonical value of each stored one (model/values.ts `storedAs`), or NULL where it holds none;
+ * `held` is the type the column held values of (undefined: not recorded).
+ */
+function canonicalDates(statements: Statements, t: string, col: string, type: 'date' | 'date-time', held: FieldType | undefined): void {
+  const read = `SELECT "id", ${col}, "updated" FROM ${t} WHERE "id" > ? AND ${col} IS NOT NULL ORDER BY "id" LIMIT ${CONVERT_BATCH}`;
+  const write = statements.get(`UPDATE ${t} SET ${col} = ?, ${quoteIdent(SHAPE_COLUMN)} = NULL WHERE "id" = ?`);
+  const stamped = statements.get(`UPDATE ${t} SET ${col} = ?, ${quoteIdent(SHAPE_COLUMN)} = NULL, "updated" = ? WHERE "id" = ?`);
+  for (let last = 0, rows = statements.rows(read, [last]); rows.length > 0; rows = statements.rows(read, [last])) {
+    for (const [id, v, updated] of rows) {
+      last = id as number;
+      const text = fromSql('string', v!) as string;
+      const value = storedAs(type, text);
+      if (value === text) continue;
+      // The value as a read in the type the column held gave it: a date made date-time reads back
+      // as the same date (no new `updated`); a date-time made date, or text rewritten, does not.
+      const before = held === undefined ? undefined : fromSql(held, v!);
+      if (before !== undefined && before !== null && readsBackAs(held, value, before)) write.run(toSql(value ?? null), id!);
+      else stamped.run(toSql(value ?? null), nextUpdated(updated as string), id!);
     }
   }
 }

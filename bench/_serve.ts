@@ -1,0 +1,12 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SERVERS } from './scenarios.ts';
+import { Seeds } from './seed.ts';
+import { startServer } from './servers.ts';
+const name = process.argv[2] ?? 'svc';
+const dir = mkdtempSync(join(tmpdir(), 'svc-serve-'));
+const server = await startServer(name, SERVERS[name]!, { seeds: new Seeds(dir, dir), dataDir: dir, nodeArgs: [], log: (l: string) => console.error(l) });
+console.log(`URL ${server.url} PID ${server.pid}`);
+process.on('SIGTERM', async () => { await server.stop(); process.exit(0); });
+setInterval(() => {}, 1000);
