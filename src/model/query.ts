@@ -26,6 +26,13 @@ export const CONDITIONS_BY_TYPE: Readonly<Record<FieldType, readonly Condition[]
 
 /** Values one `in` filter may list. */
 export const MAX_IN_VALUES = 1000;
+/**
+ * Characters in the value of a text condition (contains, startswith, iexact, …), a URL's or a
+ * handler's: MongoDB refuses a $regex pattern over 16,384 bytes (error 51091), and the pattern
+ * takes at most 4 bytes a character (store/mongodb/translate.ts `escapeRegex`), so that both
+ * stores answer every query the other does.
+ */
+export const MAX_TEXT_CONDITION_CHARS = 4000;
 
 const PART_RANGE: Record<string, [number, number]> = { year: [0, 9999], month: [1, 12], day: [1, 31] };
 /** Digits a `start` or `count` may have: every such number is exact as a JavaScript number (below 2^53). */
@@ -127,10 +134,21 @@ function parseFilterValue(field: FieldDef, condition: Condition, raw: string): {
       return { value: bounds };
     }
     default: {
+      if (TEXT_CONDITIONS.includes(condition) && codePoints(raw) > MAX_TEXT_CONDITION_CHARS) {
+        return { message: `is a text of at most ${MAX_TEXT_CONDITION_CHARS} characters for "${condition}", not ${codePoints(raw)}` };
+      }
       const p = one(raw);
       return p.ok ? { value: p.value } : { message: p.message };
     }
   }
+}
+
+/** Characters (code points) of `s`; its length where that is within MAX_TEXT_CONDITION_CHARS (its code points are then too). */
+function codePoints(s: string): number {
+  if (s.length <= MAX_TEXT_CONDITION_CHARS) return s.length;
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
 }
 
 /** Parses the query parameters of a list request. `defaultOrder` applies when `order_by` is absent. */
