@@ -3,7 +3,7 @@
 // a document out.
 
 import { CATALOGUE, type ErrorCode } from '../errors.ts';
-import { CONDITIONS_BY_TYPE, RESERVED_PARAMS } from '../model/query.ts';
+import { CONDITIONS_BY_TYPE, MAX_TEXT_CONDITION_CHARS, RESERVED_PARAMS } from '../model/query.ts';
 import type { FieldDef, FieldType, Model } from '../model/types.ts';
 import { EVENT_METHOD, isMemberEvent, type EventName } from './events.ts';
 
@@ -160,7 +160,7 @@ function listParameters(model: Model): Json[] {
         : c === 'in' ? { type: 'string', description: 'comma-separated values' }
         : c === 'range' ? { type: 'string', description: 'two comma-separated values, low and high' }
         : c === 'year' || c === 'month' || c === 'day' ? { type: 'integer' }
-        : c.startsWith('i') || c.includes('contains') || c.endsWith('with') ? { type: 'string' }
+        : c.startsWith('i') || c.includes('contains') || c.endsWith('with') ? { type: 'string', maxLength: MAX_TEXT_CONDITION_CHARS }
         : value;
       params.push({ name: `${f.name}__${c}`, in: 'query', schema });
     }

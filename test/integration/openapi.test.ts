@@ -60,6 +60,9 @@ t.test('operations follow the handlers: the default handlerâ€™s five, a handlerâ
   const names = list.parameters.map((p: any) => p.name);
   for (const n of ['start', 'count', 'order_by', 'name__icontains', 'age__gte', 'born__year', 'name__in', 'id__range', 'count__exact']) t.ok(names.includes(n), n);
   t.notOk(names.includes('age__icontains'), 'text conditions only on text fields');
+  for (const n of ['name__contains', 'name__icontains', 'name__startswith', 'name__iexact', 'name__iendswith']) {
+    t.same(list.parameters.find((p: any) => p.name === n).schema, { type: 'string', maxLength: 4000 }, `${n}: at most 4,000 characters, as the server takes`);
+  }
   t.notOk(names.filter((n: string) => n === 'count').length > 1, 'a field named count is filtered with count__exact only');
   t.ok(list.responses['200'].headers['X-Total-Count'] && list.responses['200'].headers.Link, 'paging headers');
   t.ok(list.responses['200'].content['application/atom+xml'], 'Atom too');
