@@ -59,7 +59,11 @@ export interface Limits {
   readonly fetchCount: number;
   /** Time one `fetch()` may take, connection to last byte, in milliseconds. Default 5000; then it rejects. */
   readonly fetchTimeoutMs: number;
-  /** Response body bytes one `fetch()` may read. Default 1 MiB; a longer body rejects. */
+  /**
+   * Response body bytes one `fetch()` may read. Default 1 MiB; a longer body rejects. What the
+   * server reads for the response in all (1xx responses, headers, framing) is at most twice this
+   * plus 64 KiB (ops/fetch.ts FETCH_WIRE_SLACK).
+   */
   readonly fetchMaxBytes: number;
   /**
    * Source bytes of one handler, its entry file and the files it imports together, in bytes.

@@ -13,7 +13,8 @@
 
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import type { Socket } from 'node:net';
+import { Agent, buildConnector, request } from 'undici';
 import { fetchPrivateAllows } from '../../exchange/fetch-private.ts';
 import { GuestError, HEADER_NAME, HEADER_VALUE, isRecord, malformed, SERVER_HEADERS, type Op } from '../guest.ts';
 
@@ -33,6 +34,15 @@ for (const [net, prefix] of [
   ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:db8::', 32], ['2002::', 16],
   ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv6');
+
+/**
+ * Bytes the server reads from the connection for one response, beyond twice its body's bound:
+ * room for a status line and headers (16 KiB at most each, undici's parser) and for the framing of
+ * a chunked body. Not the body alone: interim (1xx) responses one after another, or a chunk
+ * extension that never ends, are no body, and would otherwise be read and parsed on the event
+ * loop for the whole fetchTimeoutMs (hundreds of MB) without the handler's CPU limit seeing it.
+ */
+export const FETCH_WIRE_SLACK = 64 * 1024;
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
@@ -107,18 +117,36 @@ export const fetch: Op = async (call, payload) => {
     address = found[0]!.address;
   }
   const family = isIP(address);
+  const connector = buildConnector({
+    lookup: (_name: string, options: { all?: boolean }, cb: (...args: unknown[]) => void) =>
+      options?.all ? cb(null, [{ address, family }]) : cb(null, address, family),
+  } as never);
+  // Every byte read counts, whatever the response is made of: the connection is closed past the bound.
+  const wireMax = 2 * limits.fetchMaxBytes + FETCH_WIRE_SLACK;
+  let overWire = false;
   const dispatcher = new Agent({
-    connect: {
-      lookup: (_name: string, options: { all?: boolean }, cb: (...args: unknown[]) => void) =>
-        options?.all ? cb(null, [{ address, family }]) : cb(null, address, family),
-    } as never,
+    connect: ((options: never, cb: (err: Error | null, socket: Socket | null) => void) =>
+      connector(options, (err, socket) => {
+        if (socket) {
+          // A 'readable' listener (undici's own reads the socket) leaves the stream's flow as it is.
+          socket.on('readable', () => {
+            if (socket.bytesRead > wireMax && !overWire) {
+              overWire = true;
+              socket.destroy();
+            }
+          });
+        }
+        cb(err, socket as Socket | null);
+      })) as never,
     connections: 1,
   });
+  const overWireError = () => new GuestError(`fetch(): ${url.origin} sent over ${wireMax} bytes for one response (its status, headers and framing count, with its body: fetchMaxBytes is ${limits.fetchMaxBytes})`);
   try {
     const res = await request(url, { method: method as never, headers, body, dispatcher, signal, maxRedirections: 0 } as never);
     const chunks: Buffer[] = [];
     let bytes = 0;
     for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      if (overWire) throw overWireError();
       bytes += chunk.length;
       if (bytes > limits.fetchMaxBytes) {
         res.body.destroy();
@@ -133,6 +161,7 @@ export const fetch: Op = async (call, payload) => {
     return { status: res.statusCode, url: url.href, headers: out, body: Buffer.concat(chunks).toString('utf8') };
   } catch (err) {
     if (err instanceof GuestError) throw err;
+    if (overWire) throw overWireError();
     if (signal.aborted) throw timedOut();
     throw new GuestError(`fetch(): the request to ${url.origin} failed (${(err as { code?: string }).code ?? 'network error'})`);
   } finally {
