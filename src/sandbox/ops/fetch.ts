@@ -30,8 +30,12 @@ for (const [net, prefix] of [
 // SIIT, RFC 2765: not the mapped ::ffff:0:0/96, so BlockList does not see the IPv4 address in it),
 // NAT64 (RFC 6052, RFC 8215), Teredo (2001::/32) and 6to4 (2002::/16). Site-local fec0::/10 (RFC
 // 3879 deprecated it, but old networks still use it, fec0:0:0:ffff::1 for DNS) is private too.
+// So are the blocks IANA's special-purpose registry marks not globally reachable: benchmarking
+// (2001:2::/48, as 198.18.0.0/15), the deprecated ORCHID (2001:10::/28), documentation (2001:db8::/32
+// and 3fff::/20, RFC 9637) and SRv6 segment identifiers (5f00::/16, RFC 9602: a network's own routers).
 for (const [net, prefix] of [
-  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:db8::', 32], ['2002::', 16],
+  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:2::', 48], ['2001:10::', 28],
+  ['2001:db8::', 32], ['2002::', 16], ['3fff::', 20], ['5f00::', 16],
   ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv6');
 
