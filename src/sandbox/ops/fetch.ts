@@ -11,7 +11,7 @@
 // again). Each request has bounded fetches, time and response bytes; no proxy, cookie or other
 // host credential is added.
 
-import { lookup } from 'node:dns/promises';
+import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import type { Socket } from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
@@ -47,6 +47,68 @@ for (const [net, prefix] of [
  * loop for the whole fetchTimeoutMs (hundreds of MB) without the handler's CPU limit seeing it.
  */
 export const FETCH_WIRE_SLACK = 64 * 1024;
+
+/**
+ * Handlers' host-name lookups in progress at once, in the process. getaddrinfo runs on libuv's
+ * threadpool (4 threads), which the server's own file reads and the MongoDB driver's lookups use
+ * too, and a lookup cannot be cancelled: a name whose DNS server never answers holds its thread
+ * for the resolver's timeout (seconds to tens of seconds), whatever the fetch's own time. So
+ * handlers hold at most MAX_LOOKUPS threads, each app at most one: a fetch waits for a place
+ * within its fetchTimeoutMs, and the lookup it started goes on holding its place after the fetch
+ * gave up, until the resolver answers.
+ */
+export const MAX_LOOKUPS = 2;
+
+type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
+let resolveHost: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+/** Replaces the resolver of handlers' host names (tests: a DNS server that never answers); returns the one before. */
+export function setHostLookup(fn: Lookup): Lookup {
+  const before = resolveHost;
+  resolveHost = fn;
+  return before;
+}
+
+/** Apps with a lookup in progress, and the fetches waiting for a place, first come first served where their app has none. */
+const looking = new Set<string>();
+const waitingLookups: { app: string; start: () => void }[] = [];
+
+function nextLookups(): void {
+  for (let i = 0; i < waitingLookups.length && looking.size < MAX_LOOKUPS; ) {
+    const w = waitingLookups[i]!;
+    if (looking.has(w.app)) i++;
+    else {
+      waitingLookups.splice(i, 1);
+      w.start();
+    }
+  }
+}
+
+/** `host`'s addresses, looked up in a place of MAX_LOOKUPS (one per `app`); rejects with `timedOut` once `signal` aborts first. */
+export function lookupHost(app: string, host: string, signal: AbortSignal, timedOut: () => Error): Promise<{ address: string; family: number }[]> {
+  return new Promise((resolve, reject) => {
+    const waiting = { app, start: () => {} };
+    const onAbort = () => {
+      const at = waitingLookups.indexOf(waiting);
+      if (at !== -1) waitingLookups.splice(at, 1);
+      reject(timedOut());
+    };
+    waiting.start = () => {
+      looking.add(app);
+      resolveHost(host)
+        .finally(() => {
+          looking.delete(app);
+          nextLookups();
+        })
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener('abort', onAbort));
+    };
+    if (signal.aborted) return reject(timedOut());
+    signal.addEventListener('abort', onAbort, { once: true });
+    waitingLookups.push(waiting);
+    nextLookups();
+  });
+}
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
@@ -106,10 +168,7 @@ export const fetch: Op = async (call, payload) => {
   } else {
     let found: { address: string; family: number }[];
     try {
-      found = await Promise.race([
-        lookup(host, { all: true, verbatim: true }),
-        new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(timedOut()), { once: true })),
-      ]);
+      found = await lookupHost(call.ex.tenant, host, signal, timedOut);
     } catch (err) {
       if (err instanceof GuestError) throw err;
       throw new GuestError(`fetch(): ${host} cannot be resolved`);
