@@ -59,3 +59,19 @@ t.test('a lookup its fetch gave up on keeps its place until the resolver answers
   dns.answer('z1.test');
   t.same(await Promise.all([settled(y), settled(z)]), ['resolved', 'resolved']);
 });
+
+t.test('a name looked up is kept a few seconds: fetches request after request take no place', async (t) => {
+  const dns = heldResolver();
+  t.teardown(dns.restore);
+  const forever = new AbortController().signal;
+  const first = lookupHost('k', 'kept.test', forever, timedOut);
+  dns.answer('kept.test');
+  t.same(await first, [{ address: '192.0.2.1', family: 4 }]);
+  // Both places held by lookups that do not end: a kept name is answered all the same.
+  void lookupHost('h1', 'held-1.test', forever, timedOut).catch(() => {});
+  void lookupHost('h2', 'held-2.test', forever, timedOut).catch(() => {});
+  t.same(await lookupHost('k', 'kept.test', forever, timedOut), [{ address: '192.0.2.1', family: 4 }], 'answered from what was kept');
+  t.same(dns.asked, ['kept.test', 'held-1.test', 'held-2.test'], 'kept.test was asked once');
+  dns.answer('held-1.test');
+  dns.answer('held-2.test');
+});

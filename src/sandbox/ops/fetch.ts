@@ -62,10 +62,11 @@ export const MAX_LOOKUPS = 2;
 type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
 let resolveHost: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
 
-/** Replaces the resolver of handlers' host names (tests: a DNS server that never answers); returns the one before. */
+/** Replaces the resolver of handlers' host names, forgetting the names kept (tests: a DNS server that never answers); returns the one before. */
 export function setHostLookup(fn: Lookup): Lookup {
   const before = resolveHost;
   resolveHost = fn;
+  kept.clear();
   return before;
 }
 
@@ -84,8 +85,24 @@ function nextLookups(): void {
   }
 }
 
-/** `host`'s addresses, looked up in a place of MAX_LOOKUPS (one per `app`); rejects with `timedOut` once `signal` aborts first. */
+/**
+ * How long a name's addresses are kept after a lookup, in milliseconds: an app fetching the same
+ * origins request after request looks each up once per this time, not once per fetch, which one
+ * lookup at a time per app could not keep up with (a lookup takes milliseconds to tens of them).
+ * Rebinding gains nothing from it: the connection goes to an address that was checked either way.
+ */
+export const LOOKUP_KEEP_MS = 5_000;
+/** At most this many names kept (the oldest goes first). */
+const KEPT_LOOKUPS = 1_000;
+const kept = new Map<string, { until: number; found: { address: string; family: number }[] }>();
+
+/**
+ * `host`'s addresses: kept from a lookup less than LOOKUP_KEEP_MS ago, or looked up in a place of
+ * MAX_LOOKUPS (one per `app`); rejects with `timedOut` once `signal` aborts first.
+ */
 export function lookupHost(app: string, host: string, signal: AbortSignal, timedOut: () => Error): Promise<{ address: string; family: number }[]> {
+  const hit = kept.get(host);
+  if (hit && hit.until > performance.now()) return Promise.resolve(hit.found);
   return new Promise((resolve, reject) => {
     const waiting = { app, start: () => {} };
     const onAbort = () => {
@@ -96,6 +113,12 @@ export function lookupHost(app: string, host: string, signal: AbortSignal, timed
     waiting.start = () => {
       looking.add(app);
       resolveHost(host)
+        .then((found) => {
+          kept.delete(host);
+          if (kept.size >= KEPT_LOOKUPS) kept.delete(kept.keys().next().value!);
+          kept.set(host, { until: performance.now() + LOOKUP_KEEP_MS, found });
+          return found;
+        })
         .finally(() => {
           looking.delete(app);
           nextLookups();
