@@ -14,9 +14,10 @@ const given = new Set([...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').
 const missing = NODE_FLAGS.filter((f) => !given.has(name(f)));
 if (missing.length > 0) {
   // A shebang line cannot pass flags portably: start Node again with them. execve keeps the
-  // process id, so a supervisor's signals reach the server itself.
+  // process id, so a supervisor's signals reach the server itself. Node's execve passes no
+  // environment unless given one: PORT, SVC_STORE and every other variable would be dropped.
   const args = [...missing, ...process.execArgv, process.argv[1], ...process.argv.slice(2)];
-  if (typeof process.execve === 'function') process.execve(process.execPath, [process.execPath, ...args]);
+  if (typeof process.execve === 'function') process.execve(process.execPath, [process.execPath, ...args], process.env);
   // Without execve (Windows): a child process, with the stop signals passed on.
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, args, { stdio: 'inherit' });

@@ -96,6 +96,18 @@ t.test('bin/svc.js: started without the flags, it restarts Node with them, in th
   t.notMatch(server.output(), SNAPSHOT_WARNING, 'Node runs with --no-node-snapshot');
 });
 
+t.test('bin/svc.js: restarted with the flags, it keeps the environment (the variables configure it)', async (t) => {
+  // Without its arguments: its port, store and log level come from the environment alone.
+  const server = await spawnListening(NODE, [join(ROOT, 'bin/svc.js'), 'serve', '--app', app.dir], {
+    env: { ...process.env, PORT: '0', SVC_STORE: 'sqlite::memory:', SVC_LOG_LEVEL: 'warn', SVC_CPU_LIMIT: '5000' },
+  });
+  t.teardown(() => void server.child.kill('SIGKILL'));
+  t.not(new URL(server.url).port, '8080', `PORT=0: a free port (${server.url})`);
+  t.match(server.output(), /store sqlite::memory:/, 'SVC_STORE');
+  t.equal((await fetch(`${server.url}/healthz`)).status, 200);
+  t.notMatch(server.output(), /serves slow/, 'SVC_LOG_LEVEL=warn: no info lines');
+});
+
 t.test('bin/svc.js keeps a flag given with another value (--max-semi-space-size=16)', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
   const server = await spawnListening(NODE, ['--max-semi-space-size=16', join(ROOT, 'bin/svc.js'), 'serve', ...serveArgs]);
   t.teardown(() => void server.child.kill('SIGKILL'));
