@@ -134,6 +134,20 @@ export interface CheckOptions {
 }
 
 export function parseConfig(argv: string[], processEnv: NodeJS.ProcessEnv): { command: string; config: Config; check: CheckOptions } {
+  /** Options whose value came from their environment variable, not a flag. */
+  const fromEnv = new Set<string>();
+  try {
+    return readConfig(argv, processEnv, fromEnv);
+  } catch (e) {
+    // An error about an option names it as the user gave it: `SVC_WORKERS must be …` for a value
+    // from the environment (`--workers must be …` sent them looking for a flag they never passed).
+    const name = e instanceof UsageError ? /^--([a-z-]+)/.exec(e.message)?.[1] : undefined;
+    if (name === undefined || !fromEnv.has(name)) throw e;
+    throw new UsageError(`${OPTIONS[name as keyof typeof OPTIONS].env}${(e as UsageError).message.slice(name.length + 2)}`);
+  }
+}
+
+function readConfig(argv: string[], processEnv: NodeJS.ProcessEnv, fromEnv: Set<string>): { command: string; config: Config; check: CheckOptions } {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -159,7 +173,13 @@ export function parseConfig(argv: string[], processEnv: NodeJS.ProcessEnv): { co
   const env: NodeJS.ProcessEnv =
     command === 'check' ? Object.fromEntries(Object.entries(OPTIONS).filter(([name]) => CHECK_FLAGS.includes(name)).map(([, o]) => [o.env, processEnv[o.env]])) : processEnv;
   const flag = (name: keyof typeof OPTIONS): string | undefined => (values as Record<string, unknown>)[name] as string | undefined;
-  const get = (name: keyof typeof OPTIONS): string | undefined => flag(name) ?? (env[OPTIONS[name].env] || undefined);
+  const get = (name: keyof typeof OPTIONS): string | undefined => {
+    const given = flag(name);
+    if (given !== undefined) return given;
+    const raw = env[OPTIONS[name].env] || undefined;
+    if (raw !== undefined) fromEnv.add(name);
+    return raw;
+  };
   const given: { -readonly [K in keyof Limits]?: Limits[K] } = {};
   for (const [name, opt] of Object.entries(OPTIONS)) {
     const raw = get(name as keyof typeof OPTIONS);

@@ -26,7 +26,7 @@ t.test('IPv4 written other than as four numbers is refused, saying which address
       url,
     );
   }
-  t.throws(() => parseConfig(['serve'], { SVC_PUBLIC_URL: 'http://127.1' }), /--public-url http:\/\/127\.1: 127\.1 is read as the IPv4 address 127\.0\.0\.1/, 'from the environment too');
+  t.throws(() => parseConfig(['serve'], { SVC_PUBLIC_URL: 'http://127.1' }), /^SVC_PUBLIC_URL http:\/\/127\.1: 127\.1 is read as the IPv4 address 127\.0\.0\.1/, 'from the environment too');
 });
 
 t.test('a name with an empty label, and port 0, are refused', async (t) => {

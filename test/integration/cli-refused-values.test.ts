@@ -61,7 +61,7 @@ t.test('{tenant} in --public-url needs --tenants', async (t) => {
   const { code, out } = await serve(['--public-url', 'https://{tenant}.example.com', '--app', EXAMPLE_APP, '--store', 'sqlite::memory:']);
   t.equal(code, 2, out);
   t.match(out, /^svc: --public-url https:\/\/\{tenant\}\.example\.com: \{tenant\} stands for the tenant's name, and there are tenants only with --tenants/m);
-  t.throws(() => parseConfig(['serve'], { SVC_PUBLIC_URL: 'https://{tenant}.example.com' }), /--public-url .*--tenants/, 'from the environment too');
+  t.throws(() => parseConfig(['serve'], { SVC_PUBLIC_URL: 'https://{tenant}.example.com' }), /^SVC_PUBLIC_URL .*--tenants/, 'from the environment too, naming the variable');
   t.match(parseConfig(['serve', '--tenants', '/t', '--public-url', 'https://{tenant}.example.com'], {}).config, { publicUrl: 'https://{tenant}.example.com' });
   t.match(parseConfig(['serve', '--public-url', 'https://{tenant}.example.com'], { SVC_TENANTS: '/t' }).config, { publicUrl: 'https://{tenant}.example.com' });
   t.match(parseConfig(['serve', '--public-url', 'https://api.example.com'], {}).config, { publicUrl: 'https://api.example.com' });
@@ -74,7 +74,7 @@ t.test('--workers needs a store the workers share: not mongodb-memory, whose mon
   const { code, out } = await serve(['--workers', '2', '--store', 'mongodb-memory', '--app', EXAMPLE_APP]);
   t.equal(code, 2, out);
   t.match(out, /^svc: --workers 2 needs a store the workers share: mongodb-memory lives in each process/m);
-  t.throws(() => parseConfig(['serve'], { SVC_WORKERS: '3', SVC_STORE: 'mongodb-memory' }), /--workers 3 needs a store the workers share: mongodb-memory/);
+  t.throws(() => parseConfig(['serve'], { SVC_WORKERS: '3', SVC_STORE: 'mongodb-memory' }), /^SVC_WORKERS 3 needs a store the workers share: mongodb-memory/);
   t.throws(() => parseConfig(['serve', '--workers', '2', '--store', 'sqlite::memory:'], {}), /--workers 2 needs a store the workers share: sqlite::memory:/, 'the same check as sqlite::memory:');
   t.equal(parseConfig(['serve', '--store', 'mongodb-memory'], {}).config.workers, 1, 'one process may use it');
   t.equal(parseConfig(['serve', '--workers', '2', '--store', 'mongodb://db/svc'], {}).config.workers, 2);
@@ -86,7 +86,7 @@ t.test('--public-url: brackets around what is not IPv6, and a port past 65535, a
   t.equal(code, 2, out);
   t.match(out, /^svc: --public-url https:\/\/\[1\.2\.3\.4\]: \[1\.2\.3\.4\] is not an IPv6 address; brackets hold IPv6 only/m);
   t.throws(() => parseConfig(['serve', '--public-url', 'https://api.example.com:65536'], {}), /^--public-url https:\/\/api\.example\.com:65536: the port must be at most 65535, not 65536$/);
-  t.throws(() => parseConfig(['serve'], { SVC_PUBLIC_URL: 'http://[::1]:99999' }), /--public-url http:\/\/\[::1\]:99999: the port must be at most 65535/, 'from the environment too');
+  t.throws(() => parseConfig(['serve'], { SVC_PUBLIC_URL: 'http://[::1]:99999' }), /^SVC_PUBLIC_URL http:\/\/\[::1\]:99999: the port must be at most 65535/, 'from the environment too, naming the variable');
   t.throws(() => parseConfig(['serve', '--tenants', '/t', '--public-url', 'https://{tenant}.example.com:70000'], {}), /the port must be at most 65535/);
   t.throws(() => parseConfig(['serve', '--public-url', 'https://[::1.2.3.4.5]'], {}), /is not an IPv6 address/);
   t.throws(() => parseConfig(['serve', '--public-url', 'https://1.2.3.999'], {}), /^--public-url https:\/\/1\.2\.3\.999 is not a URL: its host must be a name or an IP address/);
@@ -125,24 +125,24 @@ t.test('--fetch-private: none, any or CIDR blocks; anything else is refused nami
 t.test('svc check reads no environment variable of svc serve, so one serve would refuse does not fail it', async (t) => {
   // Each variable of a serve option, with a value serve refuses.
   const refused: [NodeJS.ProcessEnv, RegExp][] = [
-    [{ PORT: '99999' }, /--port must be at most 65535/],
-    [{ SVC_PUBLIC_URL: 'https://{tenant}.example.com' }, /--public-url .*--tenants/],
-    [{ SVC_CORS: 'example.com' }, /--cors takes origins/],
-    [{ SVC_FETCH_PRIVATE: 'private' }, /--fetch-private: "private" is not a CIDR block/],
-    [{ SVC_WORKERS: 'many' }, /--workers must be an integer/],
-    [{ SVC_WORKERS: '2', SVC_STORE: 'sqlite::memory:' }, /--workers 2 needs a store the workers share/],
-    [{ SVC_TENANT_CONCURRENCY: '0' }, /--tenant-concurrency must be an integer ≥ 1/],
-    [{ SVC_TENANT_IDLE: '5m' }, /--tenant-idle must be an integer/],
-    [{ SVC_MAX_RSS: '2G' }, /--max-rss must be an integer/],
-    [{ SVC_LOG_FORMAT: 'xml' }, /--log-format must be text or json/],
-    [{ SVC_LOG_LEVEL: 'loud' }, /--log-level must be one of/],
-    [{ SVC_MAX_BODY: '0' }, /--max-body must be an integer ≥ 1/],
-    [{ SVC_MAX_URL: '1k' }, /--max-url must be an integer/],
-    [{ SVC_REQUEST_TIMEOUT: '0' }, /--request-timeout must be an integer/],
-    [{ SVC_CPU_LIMIT: '-1' }, /--cpu-limit must be an integer/],
-    [{ SVC_MEMORY_LIMIT: '0' }, /--memory-limit must be an integer/],
-    [{ SVC_MAX_OUTPUT: '0' }, /--max-output must be an integer/],
-    [{ SVC_STORE_LIMIT: '0' }, /--store-limit must be an integer/],
+    [{ PORT: '99999' }, /^PORT must be at most 65535/],
+    [{ SVC_PUBLIC_URL: 'https://{tenant}.example.com' }, /^SVC_PUBLIC_URL .*--tenants/],
+    [{ SVC_CORS: 'example.com' }, /^SVC_CORS takes origins/],
+    [{ SVC_FETCH_PRIVATE: 'private' }, /^SVC_FETCH_PRIVATE: "private" is not a CIDR block/],
+    [{ SVC_WORKERS: 'many' }, /^SVC_WORKERS must be an integer/],
+    [{ SVC_WORKERS: '2', SVC_STORE: 'sqlite::memory:' }, /^SVC_WORKERS 2 needs a store the workers share/],
+    [{ SVC_TENANT_CONCURRENCY: '0' }, /^SVC_TENANT_CONCURRENCY must be an integer ≥ 1/],
+    [{ SVC_TENANT_IDLE: '5m' }, /^SVC_TENANT_IDLE must be an integer/],
+    [{ SVC_MAX_RSS: '2G' }, /^SVC_MAX_RSS must be an integer/],
+    [{ SVC_LOG_FORMAT: 'xml' }, /^SVC_LOG_FORMAT must be text or json/],
+    [{ SVC_LOG_LEVEL: 'loud' }, /^SVC_LOG_LEVEL must be one of/],
+    [{ SVC_MAX_BODY: '0' }, /^SVC_MAX_BODY must be an integer ≥ 1/],
+    [{ SVC_MAX_URL: '1k' }, /^SVC_MAX_URL must be an integer/],
+    [{ SVC_REQUEST_TIMEOUT: '0' }, /^SVC_REQUEST_TIMEOUT must be an integer/],
+    [{ SVC_CPU_LIMIT: '-1' }, /^SVC_CPU_LIMIT must be an integer/],
+    [{ SVC_MEMORY_LIMIT: '0' }, /^SVC_MEMORY_LIMIT must be an integer/],
+    [{ SVC_MAX_OUTPUT: '0' }, /^SVC_MAX_OUTPUT must be an integer/],
+    [{ SVC_STORE_LIMIT: '0' }, /^SVC_STORE_LIMIT must be an integer/],
   ];
   /** `svc check`'s config in `env`, or the message it refuses it with. */
   const checked = (env: NodeJS.ProcessEnv): unknown => {
@@ -152,6 +152,10 @@ t.test('svc check reads no environment variable of svc serve, so one serve would
       return (e as Error).message;
     }
   };
+  // As flags, the same values are refused naming the flags (each test above names the variable: the
+  // value came from it, and a user looking for the flag would find none).
+  t.throws(() => parseConfig(['serve', '--workers', 'many'], {}), /^--workers must be an integer/, 'a flag is named as a flag');
+  t.throws(() => parseConfig(['serve', '--workers', 'many'], { SVC_WORKERS: '2' }), /^--workers must be an integer/, 'the flag wins, and is named');
   const defaults = parseConfig(['check'], {}).config;
   for (const [env, message] of refused) {
     const what = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ');
@@ -176,7 +180,7 @@ t.test('svc check reads no environment variable of svc serve, so one serve would
 t.test('--memory-limit below 8 MiB is refused, as in svc.json (it was raised to 8 without a word)', async (t) => {
   for (const raw of ['1', '4', '7']) {
     t.throws(() => parseConfig(['serve', '--memory-limit', raw], {}), new RegExp(`^--memory-limit must be an integer ≥ 8, not "${raw}"$`), `--memory-limit ${raw}`);
-    t.throws(() => parseConfig(['serve'], { SVC_MEMORY_LIMIT: raw }), /^--memory-limit must be an integer ≥ 8/, `SVC_MEMORY_LIMIT=${raw}`);
+    t.throws(() => parseConfig(['serve'], { SVC_MEMORY_LIMIT: raw }), /^SVC_MEMORY_LIMIT must be an integer ≥ 8/, `SVC_MEMORY_LIMIT=${raw}`);
   }
   t.equal(parseConfig(['serve', '--memory-limit', '8'], {}).config.limits?.memoryLimitMiB, 8, '8 is taken');
 });
