@@ -270,10 +270,13 @@ class MongoStore implements Store {
         return { updateOne: { filter, update: Object.keys($set).length > 0 ? { $set, $unset } : { $unset } } };
       });
     }
+    // The declared fields' types; a field the model no longer declares keeps the type recorded for
+    // it, as its values do (as svc_fields keeps it in SQLite): one that comes back as another type
+    // reads them as of that type (a date made date-time reads back as the same date).
     const types = Object.fromEntries(model.declared.map((f) => [fieldKey(model, f.name), f.type]));
     // Written only when it changes: most preparations find the types they would record.
-    const same = Object.keys(recorded).length === Object.keys(types).length && Object.entries(types).every(([k, type]) => recorded[k] === type);
-    if (!same) await this.#counters.updateOne({ _id: { $eq: model.name } }, { $set: { types } }, { upsert: true });
+    const same = Object.entries(types).every(([k, type]) => recorded[k] === type);
+    if (!same) await this.#counters.updateOne({ _id: { $eq: model.name } }, { $set: Object.fromEntries(Object.entries(types).map(([k, type]) => [`types.${k}`, type])) }, { upsert: true });
   }
 
   /**
