@@ -36,7 +36,7 @@ export function runMongoSuite(t: Test, uri: string, options: Pick<StoreSuiteOpti
     const model = makeModel('notes', { text: 'text', _id: 'string' });
     await store.insert(model, { text: 'x', _id: 'y' }, stamp(1));
     t.strictSame(await db.collection('notes').find().toArray(), [{ _id: 1, updated: stamp(1), text: 'x', __id: 'y' }]);
-    t.strictSame(await db.collection(COUNTERS).find().toArray(), [{ _id: 'notes', seq: 1, types: { text: 'text', __id: 'string' } }], 'the id counter, and the types the fields were last prepared with');
+    t.strictSame(await db.collection(COUNTERS).find().toArray(), [{ _id: 'notes', seq: 1, types: { text: 'text', __id: 'string' }, canonicalDates: true }], 'the id counter, and the types the fields were last prepared with');
   });
 
   t.test('ensure creates an index per declared field and on updated, each with _id', async (t) => {

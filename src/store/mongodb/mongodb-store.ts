@@ -36,6 +36,12 @@ interface CounterDocument {
   _id: string;
   seq: number;
   types?: Record<string, FieldType>;
+  /**
+   * True once an svc that holds date and date-time values in canonical form recorded `types`: an
+   * older one kept the text of a field made date or date-time as it was (and served it so), and
+   * such a recorded type is read as string (#retype).
+   */
+  canonicalDates?: boolean;
 }
 
 /**
@@ -247,7 +253,11 @@ class MongoStore implements Store {
    * give the old tag back). A value it holds as it was (5 as `"5"`) keeps its `updated`.
    */
   async #retype(model: Model, c: Collection<Stored>): Promise<void> {
-    const recorded = (await this.#counters.findOne({ _id: { $eq: model.name } }, { projection: { types: 1 } }))?.types ?? {};
+    const counter = await this.#counters.findOne({ _id: { $eq: model.name } }, { projection: { types: 1, canonicalDates: 1 } });
+    // Recorded by an svc that kept a date field's text as it was: it holds strings, as that svc served them.
+    const recorded = Object.fromEntries(
+      Object.entries(counter?.types ?? {}).map(([k, type]) => [k, counter?.canonicalDates !== true && (type === 'date' || type === 'date-time') ? 'string' : type] as const),
+    );
     for (const f of model.declared) {
       const key = fieldKey(model, f.name);
       // Its stored parts go with the old value (#fillParts makes those the model stores again).
@@ -275,8 +285,11 @@ class MongoStore implements Store {
     // reads them as of that type (a date made date-time reads back as the same date).
     const types = Object.fromEntries(model.declared.map((f) => [fieldKey(model, f.name), f.type]));
     // Written only when it changes: most preparations find the types they would record.
-    const same = Object.entries(types).every(([k, type]) => recorded[k] === type);
-    if (!same) await this.#counters.updateOne({ _id: { $eq: model.name } }, { $set: Object.fromEntries(Object.entries(types).map(([k, type]) => [`types.${k}`, type])) }, { upsert: true });
+    const same = counter?.canonicalDates === true && Object.entries(types).every(([k, type]) => recorded[k] === type);
+    if (!same) {
+      const $set = { ...Object.fromEntries(Object.entries(types).map(([k, type]) => [`types.${k}`, type])), canonicalDates: true };
+      await this.#counters.updateOne({ _id: { $eq: model.name } }, { $set }, { upsert: true });
+    }
   }
 
   /**

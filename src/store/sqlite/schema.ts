@@ -8,8 +8,11 @@ import { columnsSql, datePartSql, partKey, quoteIdent, textExpr, toSql, type Ind
 import type { Statements } from './statements.ts';
 import { fieldsSignature, modelSignature, nextUpdated } from '../store.ts';
 
-/** Version of the bookkeeping tables below, in `PRAGMA user_version`. */
-const SCHEMA_VERSION = 2;
+/**
+ * Version of the bookkeeping tables below, in `PRAGMA user_version`. 3: a field recorded as date or
+ * date-time holds its values in canonical form (upgradeBookkeeping).
+ */
+const SCHEMA_VERSION = 3;
 
 /**
  * Bookkeeping, created once per database. `svc_collections` maps a model name (case-sensitive,
@@ -39,16 +42,21 @@ export const BOOKKEEPING_SQL = `
     collection INTEGER NOT NULL,
     signature TEXT NOT NULL,
     UNIQUE (collection, signature)
-  );
-  PRAGMA user_version = ${SCHEMA_VERSION};`;
+  );`;
 
 /**
  * Brings the bookkeeping tables of a database an older svc made up to these (in the transaction
  * that ran BOOKKEEPING_SQL): `svc_fields.type`, the type each field's column holds values of (NULL
- * where an older svc last wrote them: unknown).
+ * where an older svc last wrote them: unknown). An svc before version 3 kept the text of a field
+ * made date or date-time as it was and served it so: such a field is recorded as holding strings,
+ * and the next migration (schema.ts `canonicalDates`) rewrites what is not canonical, stamping the
+ * members whose value reads otherwise than it was served.
  */
 export function upgradeBookkeeping(db: DatabaseSync, statements: Statements): void {
   if (statements.row(`SELECT 1 FROM pragma_table_info('svc_fields') WHERE name = 'type'`, []) === undefined) db.exec('ALTER TABLE svc_fields ADD COLUMN type TEXT');
+  const version = statements.row('PRAGMA user_version', [])![0] as number;
+  if (version < 3) db.exec(`UPDATE svc_fields SET type = 'string' WHERE type IN ('date', 'date-time')`);
+  if (version !== SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 }
 
 /** Column affinity per field type: https://sqlite.org/datatype3.html#type_affinity */
