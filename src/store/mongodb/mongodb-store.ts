@@ -271,9 +271,12 @@ class MongoStore implements Store {
         const value = retyped(f.type, before);
         if (value === before) return undefined; // text a date field holds as it is
         // Text in a field that was date or date-time was read as such: a date made date-time
-        // reads back as the same date.
-        const held = typeof before === 'string' && (recorded[key] === 'date' || recorded[key] === 'date-time') ? recorded[key] : typeOfValue(before);
-        const lossy = !readsBackAs(held, value, before);
+        // reads back as the same date, also one a process on an older model file wrote as text
+        // not in canonical form (as SQLite's canonicalDates compares the value a read gave).
+        const wasDate = typeof before === 'string' && (recorded[key] === 'date' || recorded[key] === 'date-time');
+        const held = wasDate ? recorded[key] : typeOfValue(before);
+        const read = wasDate ? retyped(held!, before) : before;
+        const lossy = read === undefined || !readsBackAs(held, value, read);
         const filter = { _id: { $eq: doc._id }, [key]: { $eq: before }, ...(lossy ? { updated: { $eq: doc.updated } } : {}) };
         const $set = { ...(value === undefined ? {} : { [key]: value }), ...(lossy ? { updated: nextUpdated(doc.updated) } : {}) };
         const $unset = value === undefined ? { ...parts, [key]: '' as const } : parts;
