@@ -290,7 +290,8 @@ class MongoStore implements Store {
     // Written only when it changes: most preparations find the types they would record.
     const same = counter?.canonicalDates === true && Object.entries(types).every(([k, type]) => recorded[k] === type);
     if (!same) {
-      const $set = { ...Object.fromEntries(Object.entries(types).map(([k, type]) => [`types.${k}`, type])), canonicalDates: true };
+      // Those of fields no longer declared as read above: a date type an older svc recorded is a string's.
+      const $set = { ...Object.fromEntries(Object.entries({ ...recorded, ...types }).map(([k, type]) => [`types.${k}`, type])), canonicalDates: true };
       await this.#counters.updateOne({ _id: { $eq: model.name } }, { $set }, { upsert: true });
     }
   }
