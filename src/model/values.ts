@@ -31,6 +31,20 @@ export function charLength(s: string): number {
   return n;
 }
 
+/** A date-time in the form parseDateTime gives (UTC, milliseconds, `Z`), as one. */
+const CANONICAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{3}Z$/;
+
+/** Whether `s` is a date-time parseDateTime returns unchanged: its canonical form, of a day that exists. */
+function isCanonicalDateTime(s: string): boolean {
+  const m = CANONICAL_DATE_TIME.exec(s);
+  return m !== null && validDay(+m[1]!, +m[2]!, +m[3]!) && +m[4]! <= 23 && +m[5]! <= 59 && +m[6]! <= 59;
+}
+
+/** Whether `s`, of the form YYYY-MM-DD, names a day that exists. */
+function validDate(s: string): boolean {
+  return validDay(+s.slice(0, 4), +s.slice(5, 7), +s.slice(8, 10));
+}
+
 function validDay(y: number, m: number, d: number): boolean {
   return m >= 1 && m <= 12 && d >= 1 && d <= daysIn(y, m);
 }
@@ -162,6 +176,9 @@ export function storedAs(type: FieldType, v: string | number | boolean): Value |
  * its date in UTC, and a date's date-time is its midnight in UTC. Other text is none (undefined).
  */
 function dateAs(type: 'date' | 'date-time', v: string): string | undefined {
+  // What a write stored is canonical already: told so without building a Date (about 1 µs a value,
+  // on every read of MongoDB and of SQLite rows read from their columns).
+  if (type === 'date' ? DATE.test(v) && validDate(v) : isCanonicalDateTime(v)) return v;
   const date = parseDate(v);
   const instant = date.ok ? parseDateTime(`${v}T00:00:00Z`) : parseDateTime(v);
   if (!instant.ok) return undefined;
