@@ -269,7 +269,7 @@ class MongoStore implements Store {
       await rewrite(c, c.find(query, { projection: { [key]: 1, updated: 1 } }), (doc) => {
         const before = doc[key];
         const value = retyped(f.type, before);
-        if (value === before) return undefined; // text a date field holds as it is
+        if (dates && value === before) return undefined; // text a date field holds as it is (a long read as a number is rewritten all the same)
         // Text in a field that was date or date-time was read as such: a date made date-time
         // reads back as the same date, also one a process on an older model file wrote as text
         // not in canonical form (as SQLite's canonicalDates compares the value a read gave).
