@@ -71,7 +71,8 @@ export async function start(config: Config, wiring: Wiring = {}): Promise<Runnin
     metrics,
     close() {
       guard?.stop();
-      closing ??= svc.shutdown().then(() => apps.close());
+      // Handlers still running when the drain's 10 s are over are stopped (their requests fail).
+      closing ??= svc.shutdown(undefined, () => apps.stopHandlers()).then(() => apps.close());
       return closing;
     },
   };

@@ -50,8 +50,12 @@ export interface ServerOptions {
 
 export interface SvcServer {
   readonly server: Server;
-  /** Stops accepting, lets in-flight requests finish (at most `graceMs`), then resolves. */
-  shutdown(graceMs?: number): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests finish (at most `graceMs`), then resolves. When the
+   * grace is over every connection is closed and `graceOver` is called, to stop what still runs
+   * for the requests left (their handlers): the promise resolves once they have ended.
+   */
+  shutdown(graceMs?: number, graceOver?: () => void): Promise<void>;
 }
 
 const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?|\[[0-9A-Fa-f:.]{2,45}\])(?::(\d{1,5}))?$/;
@@ -547,12 +551,17 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
 
   return {
     server,
-    async shutdown(graceMs = 10_000) {
+    async shutdown(graceMs = 10_000, graceOver?: () => void) {
       closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const drained = inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
-      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      const timer = setTimeout(() => {
+        server.closeAllConnections();
+        // A closed connection does not stop a handler (it may keep its request busy for 30 s,
+        // waiting on fetch()): the drain is at most `graceMs` only once they are stopped too.
+        graceOver?.();
+      }, graceMs);
       await drained;
       // Keep-alive connections that finished their last request close now.
       server.closeIdleConnections();

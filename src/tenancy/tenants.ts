@@ -297,6 +297,13 @@ export class Apps extends EventEmitter<AppsEvents> {
   /** Apps opened so far and not closed (tenant mode opens on first request). */
   #opened = new Set<App>();
 
+  /** Stops the handlers running in every open app (shutdown, once its grace is over): their requests fail. */
+  stopHandlers(): void {
+    for (const app of this.#opened) {
+      void app.runtime.close().catch((err: unknown) => this.#log.error(`stopping the handlers of ${app.name || 'app'} failed: ${(err as Error)?.message ?? err}`));
+    }
+  }
+
   async close(): Promise<void> {
     this.#stopped = true;
     for (const t of this.#tenants.values()) if (t.timer !== undefined) clearTimeout(t.timer);
