@@ -284,7 +284,8 @@ export class Apps extends EventEmitter<AppsEvents> {
 
   /** Isolates alive in every open app. */
   isolates(): number {
-    let n = this.#single?.runtime.isolates() ?? 0;
+    // The single app is among the opened apps: counted there once.
+    let n = 0;
     for (const app of this.#opened) n += app.runtime.isolates();
     return n;
   }
