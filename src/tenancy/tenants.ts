@@ -120,6 +120,28 @@ export class Apps extends EventEmitter<AppsEvents> {
   /** Opens the single app up front (so a bad store URI fails at start-up, not on a request). */
   async start(): Promise<void> {
     if (this.#config.tenants === undefined) this.#single = await this.#open('', resolve(this.#config.app), this.#config.store);
+    // Tenants open their stores on first use: a store URI that is no store, or a MongoDB that
+    // cannot be reached, stops the server now all the same (unless --wait-for-store), as with --app.
+    else if (this.#sharedStore()) await (await openStore(this.#config.store, '', { lazy: this.#config.waitForStore })).close();
+  }
+
+  /**
+   * In tenant mode, whether the tenants' stores are one server to check as such (MongoDB), or a
+   * URI no store opens: not SQLite files (each tenant's is its own), nor a volatile store.
+   */
+  #sharedStore(): boolean {
+    const uri = this.#config.store;
+    return this.#config.tenants !== undefined && !uri.startsWith('sqlite:') && !isVolatile(uri);
+  }
+
+  /** Whether the tenants' store server answers, through a store of its own opened for the question. */
+  async #pingSharedStore(): Promise<void> {
+    const store = await openStore(this.#config.store, '', { lazy: true });
+    try {
+      await store.ping();
+    } finally {
+      await store.close();
+    }
   }
 
   /** The app for a request's Host as the server serves it ('' when it has none or it is an IP address); undefined for an unknown tenant. */
@@ -276,6 +298,9 @@ export class Apps extends EventEmitter<AppsEvents> {
     try {
       const apps = [...(this.#single ? [Promise.resolve(this.#single)] : []), ...tenants.map((t) => t.app)];
       const results = await Promise.allSettled(apps.map(async (a) => (await a).store.ping()));
+      // No tenant open (none asked for yet, or the last one could not open its store): the
+      // database the tenants use is asked itself, so that /readyz does not say ready without it.
+      if (apps.length === 0 && this.#sharedStore()) results.push(...(await Promise.allSettled([this.#pingSharedStore()])));
       return results.some((r) => r.status === 'rejected') ? 'the store cannot be reached' : undefined;
     } finally {
       for (const t of tenants) this.#letGo(t, false);
