@@ -123,6 +123,10 @@ export class Apps extends EventEmitter<AppsEvents> {
     // Tenants open their stores on first use: a store URI that is no store, or a MongoDB that
     // cannot be reached, stops the server now all the same (unless --wait-for-store), as with --app.
     else if (this.#sharedStore()) await (await openStore(this.#config.store, '', { lazy: this.#config.waitForStore })).close();
+    else if (this.#config.store.startsWith('sqlite:') && !isVolatile(this.#config.store)) {
+      const { checkTenantFiles } = await import('../store/sqlite/database.ts');
+      checkTenantFiles(this.#config.store);
+    }
   }
 
   /**

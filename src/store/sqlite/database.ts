@@ -1,6 +1,6 @@
 // The SQLite database of an app: which file, and how it is opened (durability, Unicode lower-casing).
 
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,6 +26,22 @@ export function sqlitePath(uri: string, name: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(name)) throw new Error(`invalid app name for a database file: ${JSON.stringify(name)}`);
   const ext = extname(path);
   return join(dirname(path), `${basename(path, ext)}.${name}${ext || '.sqlite'}`);
+}
+
+/**
+ * Throws, saying why, unless tenants' database files of the `sqlite:<path>` store URI `uri` can be
+ * made (its directory is created when missing, and must be writable): tenant mode opens each file
+ * on the tenant's first request, and a store no tenant can open should stop the server at start,
+ * as it does for the single app.
+ */
+export function checkTenantFiles(uri: string): void {
+  const dir = dirname(sqlitePath(uri, 'tenant'));
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    throw new Error(`store ${uri}: the tenants' database files cannot be made in ${dir} (${(e as Error)?.message ?? e})`);
+  }
 }
 
 /**
