@@ -237,6 +237,8 @@ function memberBody(req: IncomingMessage, rawBody: Buffer, model: Model): Record
 export function createSvcServer(opts: ServerOptions): SvcServer {
   const { limits, dev } = opts;
   let inFlight = 0;
+  /** The responses of the requests in progress: at shutdown, those not yet sent say `Connection: close`. */
+  const answers = new Set<HttpResponse>();
   let closing = false;
   let idle: (() => void) | undefined;
 
@@ -440,6 +442,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const exchange: Answering = { req, res, sink, allDone: undefined!, unsafeDone: earlier?.unsafeDone };
     answering.set(req.socket, exchange);
     sink.setHeader('x-request-id', requestId);
+    answers.add(sink);
     if (closing) sink.setHeader('connection', 'close');
     // node:http drops what follows a request asking to upgrade (a WebSocket, h2c) on its connection,
     // which is not upgraded: closing after the answer tells the client to send the rest again.
@@ -478,6 +481,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     exchange.allDone = earlier === undefined ? served : Promise.all([earlier.allDone, served]);
     if (!safe) exchange.unsafeDone = exchange.allDone;
     void served.finally(() => {
+      answers.delete(sink);
       if (state.holds) {
         const n = busy.get(state.tenant!)! - 1;
         if (n === 0) busy.delete(state.tenant!);
@@ -553,6 +557,10 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     server,
     async shutdown(graceMs = 10_000, graceOver?: () => void) {
       closing = true;
+      // The connections of the requests in flight close once they are answered: their answers say
+      // so, as those of requests that begin from now on do (a client told keep-alive would send
+      // its next request on a connection about to close).
+      for (const answer of answers) answer.setHeader('connection', 'close');
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const drained = inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
