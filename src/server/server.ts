@@ -30,7 +30,8 @@ export interface ServerOptions {
    * trailing dot; '' when it has none or it is an IP address, which names no app); undefined → 404
    * (unknown tenant). An app it
    * returns is held for the request until `releaseApp(app)`, called once the request is complete
-   * (answered, failed or cut off): an idle tenant is closed only when no request holds it.
+   * (answered, failed or cut off): an idle tenant is closed only when no request holds it. An
+   * error for a tenant that exists but cannot be opened carries its name in `tenant`.
    */
   resolveApp(host: string): Promise<ServedApp | undefined> | ServedApp | undefined;
   releaseApp?(app: ServedApp): void;
@@ -333,7 +334,15 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const host = plain.host;
     // A request without Host names no tenant ('localhost' is only the origin of its URLs), nor does
     // an address: `127.0.0.1` is not tenant `127`'s, whatever a proxy passes on as Host.
-    const app = await opts.resolveApp(hostField === undefined || plain.address ? '' : host);
+    let app: ServedApp | undefined;
+    try {
+      app = await opts.resolveApp(hostField === undefined || plain.address ? '' : host);
+    } catch (err) {
+      // A tenant that could not be opened (its svc.json, its store) is still the one the Host named.
+      const tenant = (err as { tenant?: unknown } | undefined)?.tenant;
+      if (typeof tenant === 'string') state.tenant = tenant;
+      throw err;
+    }
     if (!app) throw new SvcError('tenant-not-found', `No app is served for host ${JSON.stringify(hostField ?? '')}.`);
     state.app = app;
     state.tenant = app.name;

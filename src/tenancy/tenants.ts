@@ -166,10 +166,17 @@ export class Apps extends EventEmitter<AppsEvents> {
     let tenant = this.#tenants.get(name);
     if (!tenant) {
       const t: Tenant = { name, app: undefined as never, held: 0, idleSince: performance.now(), timer: undefined, retired: undefined };
-      t.app = this.#open(name, dir, this.#config.store).then((app) => {
-        this.#tenantOf.set(app, t);
-        return app;
-      });
+      t.app = this.#open(name, dir, this.#config.store).then(
+        (app) => {
+          this.#tenantOf.set(app, t);
+          return app;
+        },
+        (err: unknown) => {
+          // The request log and the metrics name the tenant whose app could not be opened.
+          if (typeof err === 'object' && err !== null) Object.assign(err, { tenant: name });
+          throw err;
+        },
+      );
       t.app.catch(() => {
         if (this.#tenants.get(name) === t) this.#tenants.delete(name);
       });
