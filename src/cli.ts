@@ -190,7 +190,12 @@ function readConfig(argv: string[], processEnv: NodeJS.ProcessEnv, fromEnv: Set<
   // An empty environment variable counts as unset (127.0.0.1), but an empty flag is what
   // `--host "$UNSET"` gives, and Node binds every interface for it.
   if (flag('host') === '') throw new UsageError('--host needs an address, not "": 127.0.0.1 for this machine only, 0.0.0.0 to listen on every interface');
-  const tenants = get('tenants');
+  // --app and --tenants choose the mode: one of them. A flag wins over the other's variable
+  // (SVC_TENANTS set in a shell or an image does not turn `--app DIR` into tenant mode).
+  if (flag('app') !== undefined && flag('tenants') !== undefined) {
+    throw new UsageError('--app and --tenants are one or the other: --app DIR serves one app, --tenants DIR a directory of tenant apps');
+  }
+  const tenants = flag('app') !== undefined ? undefined : get('tenants');
   const publicUrl = get('public-url');
   if (publicUrl !== undefined) checkPublicUrl(publicUrl, tenants !== undefined);
   const corsRaw = get('cors');
