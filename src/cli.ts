@@ -13,6 +13,7 @@ import { autoWorkers, runPrimary, worker } from './cluster.ts';
 import { nodeSnapshotDisabled } from './node-flags.ts';
 import { exitAfterStop } from './process-exit.ts';
 import { isVolatile } from './store/open.ts';
+import { redact } from './store/redact.ts';
 // The server itself (main.ts, the sandbox, the stores) is imported where it runs, in the worker
 // processes and in `svc check`: the primary only forks and supervises, and stays small.
 
@@ -254,7 +255,7 @@ function readConfig(argv: string[], processEnv: NodeJS.ProcessEnv, fromEnv: Set<
 function describe(config: Config): string {
   const where = config.tenants !== undefined ? `tenants in ${resolve(config.tenants)}` : `app ${resolve(config.app)}`;
   const workers = config.workers > 1 ? `, ${config.workers} workers` : '';
-  return `${where}, store ${config.store.replace(/\/\/[^@/]*@/, '//…@')}${workers}${config.dev ? ', development mode' : ''}`;
+  return `${where}, store ${redact(config.store)}${workers}${config.dev ? ', development mode' : ''}`;
 }
 
 async function serve(config: Config): Promise<void> {

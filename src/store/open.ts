@@ -1,5 +1,6 @@
 // Opening a store from its URI (README "Configuration"); each kind of store is loaded only when used.
 
+import { redact } from './redact.ts';
 import type { Store } from './store.ts';
 
 export interface OpenOptions {
@@ -20,7 +21,7 @@ export async function openStore(uri: string, name: string, options: OpenOptions 
     const { openMongoStore } = await import('./mongodb/mongodb-store.ts');
     return openMongoStore(uri, name, options);
   }
-  throw new Error(`unknown store URI "${uri.replace(/\/\/[^@/?]*@/, '//…@')}": use sqlite:<path>, sqlite::memory:, mongodb://…, mongodb+srv://… or mongodb-memory`);
+  throw new Error(`unknown store URI "${redact(uri)}": use sqlite:<path>, sqlite::memory:, mongodb://…, mongodb+srv://… or mongodb-memory`);
 }
 
 /**

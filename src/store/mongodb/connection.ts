@@ -24,10 +24,8 @@ const DATABASE_NAME = /^[^/\\. "$*<>:|?\0]+$/;
 /** App (tenant) names that may extend a database name. */
 const APP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
-/** `uri` with its user name and password replaced, for messages. */
-export function redact(uri: string): string {
-  return uri.replace(/^(mongodb(?:\+srv)?:\/\/)[^@/?]*@/, '$1…@');
-}
+/** `uri` with its user name, password and secret options replaced, for messages. */
+export { redact } from '../redact.ts';
 
 /**
  * The database of app `name` for a store URI: the URI's path (`mongodb://host/shop` → `shop`),
