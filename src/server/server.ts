@@ -548,6 +548,8 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const requestId = randomUUID();
     sendConnectionProblem(socket, error.toProblem(), requestId);
     opts.log.child({ requestId, status: error.status, problem: error.code }).info(`${error.status} ${error.code}: ${err.message}`);
+    // Counted as every answer is (README "Metrics": under the empty tenant); its time is not known.
+    opts.metrics.observe({ tenant: undefined, status: error.status, durationMs: 0, handlerCpuMs: 0, problem: error.code });
   });
 
   // node:http hands a CONNECT over with its bare socket, and closes it unanswered when no one
