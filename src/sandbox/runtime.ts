@@ -30,7 +30,10 @@ export function endProcess(): void {
   // failure (systemd's Restart=on-failure, Docker's on-failure) does not restart a process that exits 0.
   process.exitCode = 1;
   process.kill(process.pid, 'SIGTERM');
-  setTimeout(() => process.abort(), 10_000).unref();
+  // Only if the graceful stop itself hangs: after its drain (10 s, server.ts `shutdown`) and 5 s to
+  // close the stores. At 10 s it raced the drain, and a busy process ended in SIGABRT (a core dump)
+  // instead of exit code 1.
+  setTimeout(() => process.abort(), 15_000).unref();
 }
 
 export function createSandboxRuntime(scope: RuntimeScope, options: SandboxOptions = {}): HandlerRuntime {
