@@ -56,7 +56,8 @@ const isMessage = (m: unknown): m is Message => typeof m === 'object' && m !== n
 
 /**
  * Runs the primary: forks `n` workers, prints `listening` once all listen, restarts a worker
- * that dies while serving, and on SIGTERM/SIGINT drains every worker and exits 0. A worker that
+ * that dies while serving, and on SIGTERM/SIGINT drains every worker and exits 0 (1 when a worker's
+ * own stop failed). A worker that
  * dies before it ever listened is a start-up failure (configuration, store): the primary stops.
  */
 export function runPrimary(n: number, log: Logger, announce: (url: string) => void): void {
@@ -171,11 +172,17 @@ export function runPrimary(n: number, log: Logger, announce: (url: string) => vo
       forget(worker);
       const why = fatal.get(worker);
       fatal.delete(worker);
+      const how = signal ? `signal ${signal}` : `code ${code}`;
       if (stopping) {
+        // A worker whose own stop failed (or that was killed during it) makes the primary's exit a
+        // failure too. SIGTERM itself is no failure: a worker still starting has no handler for it yet.
+        if ((code !== null && code !== 0) || (signal !== null && signal !== 'SIGTERM' && signal !== 'SIGINT')) {
+          log.error(`worker ${worker.process.pid} exited (${how}) while stopping`);
+          process.exitCode = 1;
+        }
         if (alive === 0) process.exit();
         return;
       }
-      const how = signal ? `signal ${signal}` : `code ${code}`;
       if (!served) {
         log.error(`worker ${worker.process.pid} exited (${how}) before it could serve${why ? `: ${why}` : ''}; stopping`);
         stop(1);
