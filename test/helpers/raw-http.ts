@@ -41,3 +41,17 @@ export function getWithHost(port: number, host: string, path: string, headers: R
     req.end();
   });
 }
+
+/** A request with Host `host` (a tenant, say) and a JSON body: its status and parsed JSON body. fetch() sets Host from the URL. */
+export function callWithHost(port: number | string, host: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: { host, 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}

@@ -16,12 +16,12 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE, NODE_FLAGS, spawnServer } from '../helpers/process.ts';
 import { ROOT } from '../helpers/server.ts';
 import { startMongoWireServer } from '../mongo-wire/server.ts';
+import { callWithHost } from '../helpers/raw-http.ts';
 
 const TENANTS = join(ROOT, 'tenants');
 const db = await startMongoWireServer();
@@ -29,20 +29,8 @@ t.teardown(() => db.stop());
 await db.stop(); // the database is down when svc starts
 const uri = (auth = '') => `mongodb://${auth}127.0.0.1:${db.port}/svc?serverSelectionTimeoutMS=500&connectTimeoutMS=500`;
 
-/** A request to tenant `host` (fetch() sets Host from the URL): status and parsed body. */
-function call(url: string, host: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const { port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { host, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : undefined }));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
+/** A request to tenant `host` at the server of `url`. */
+const call = (url: string, host: string, method: string, path: string, body?: unknown) => callWithHost(new URL(url).port, host, method, path, body);
 
 /** `svc …args`: its exit code and output, or 'listening' (and it is stopped) once it serves. */
 function run(...args: string[]): Promise<{ code: number | string | null; out: string }> {

@@ -1,23 +1,12 @@
 // Tenant mode (SPEC §10): routing by the Host's first label, separate data, tenants added and removed live.
 
 import t from 'tap';
-import { request } from 'node:http';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, tenantsServer } from '../helpers/server.ts';
+import { callWithHost } from '../helpers/raw-http.ts';
 
-function call(port: number, host: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { host, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : undefined }));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
+const call = callWithHost;
 
 const server = await tenantsServer(t, ['acme', 'globex'], { models: { notes: { fields: { text: { type: 'string' } } } }, resources: { 'notes.ts': 'svc.delegate();\n' } });
 const { tenants } = server;
