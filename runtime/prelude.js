@@ -732,7 +732,8 @@ function render() {
     if (r.jsonOutput === undefined) throw new ErrorCtor('render(): the JSON view renders /request/json/output, which is not set');
     text = jsonStringify(r.jsonOutput);
   }
-  const payload = { view, head: r.committed ? undefined : head(r), message: r.errorMessage };
+  // The error view renders /request/status (default 500), also after echo() committed the head.
+  const payload = { view, head: r.committed ? undefined : head(r), status: r.status, message: r.errorMessage };
   r.committed = true;
   r.ended = true;
   host('render', payload, text);

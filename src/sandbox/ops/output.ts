@@ -24,9 +24,13 @@ export const render: Op = async (call, payload, text) => {
   if (!isRecord(payload) || (payload.view !== 'JSON' && payload.view !== 'error')) throw malformed('render');
   if (payload.message !== undefined && typeof payload.message !== 'string') throw malformed('message');
   const head = checkHead(payload.head);
+  // /request/status, sent apart from the head: after echo() there is no head, and the problem
+  // appended still carries the handler's status (README "Responses").
+  const wanted = payload.status;
+  if (wanted !== undefined && (!Number.isInteger(wanted) || (wanted as number) < 200 || (wanted as number) > 599)) throw malformed('status');
   let body = text;
   if (payload.view === 'error') {
-    const status = head?.status ?? 500;
+    const status = head?.status ?? (wanted as number | undefined) ?? 500;
     const problem: Problem = {
       type: 'about:blank',
       title: statusTitle(status),
