@@ -845,8 +845,12 @@ function isClass(fn) {
   }
 }
 
-/** The handler's class: the default export when it is a class, else a class named like the collection. */
-function findClass(ns, forms) {
+/**
+ * The handler's class: the default export when it is a class, else a class named like the
+ * collection (in any case, its `-` left out), declared or imported in the entry's scope, or
+ * exported by it under that name (`export { Invoices } from './lib/invoices.ts'`, `export * from …`).
+ */
+function findClass(ns, forms, collection) {
   let def;
   try {
     def = ns.default;
@@ -856,6 +860,24 @@ function findClass(ns, forms) {
   if (isClass(def)) return def;
   const candidates = forms ? forms.classes : [];
   for (let i = 0; i < candidates.length; i++) if (isClass(candidates[i])) return candidates[i];
+  if (typeof collection !== 'string') return undefined;
+  const want = collection.replace(/-/g, '').toLowerCase();
+  let names;
+  try {
+    names = objectKeys(ns);
+  } catch {
+    return undefined;
+  }
+  for (let i = 0; i < names.length; i++) {
+    if (names[i].toLowerCase() !== want) continue;
+    let exported;
+    try {
+      exported = ns[names[i]];
+    } catch {
+      continue;
+    }
+    if (isClass(exported)) return exported;
+  }
   return undefined;
 }
 
@@ -906,7 +928,7 @@ function dispatch(r, ns) {
   } catch {
     forms = undefined;
   }
-  const cls = findClass(ns, forms);
+  const cls = findClass(ns, forms, r.collection);
   if (cls !== undefined) {
     const instance = new cls();
     const methods = classMethods(instance);
