@@ -409,6 +409,18 @@ const VIEWS = { json: 'JSON', error: 'error' };
 const SERVER_HEADERS = new Set(CONFIG.serverHeaders);
 const MAX_HEADERS = CONFIG.maxHeaders; // response headers the host sends
 
+/** Why `text` cannot be a header value: the first character HEADER_VALUE refuses, named. */
+function headerValueFault(text) {
+  for (let i = 0; i < text.length; i++) {
+    const c = stringCharCodeAt(text, i);
+    if (c === 0x09 || (c >= 0x20 && c <= 0x7e) || (c >= 0x80 && c <= 0xff)) continue;
+    const code = `U+${StringCtor(c.toString(16)).toUpperCase().padStart(4, '0')}`;
+    if (c > 0xff) return `a header value is Latin-1 text; ${code} at index ${i} is not (percent-encode or RFC 8187-encode other text)`;
+    return `a header value cannot contain control characters such as CR or LF (${code} at index ${i})`;
+  }
+  return 'a header value cannot contain control characters such as CR or LF';
+}
+
 function checkKey(key, fn) {
   if (typeof key !== 'string') throw new TypeErrorCtor(`${fn}: the key must be a string, not ${describeType(key)}`);
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw new TypeErrorCtor(`${fn}: a key has 1 to ${MAX_KEY_LENGTH} characters`);
@@ -527,7 +539,7 @@ function zput(key, value) {
     if (!HEADER_NAME.test(name)) throw new TypeErrorCtor(`${what}: "${name}" is not a valid header name`);
     if (SERVER_HEADERS.has(name)) throw new TypeErrorCtor(`${what}: the server sets ${name}; a handler cannot`);
     const text = scalarText(value, what);
-    if (!HEADER_VALUE.test(text)) throw new TypeErrorCtor(`${what}: a header value cannot contain control characters such as CR or LF`);
+    if (!HEADER_VALUE.test(text)) throw new TypeErrorCtor(`${what}: ${headerValueFault(text)}`);
     if (!r.headersOut.has(name) && r.headersOut.size >= MAX_HEADERS) throw new TypeErrorCtor(`${what}: a response has at most ${MAX_HEADERS} headers`);
     r.headersOut.set(name, text);
     return;
