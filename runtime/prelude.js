@@ -387,6 +387,7 @@ function newRequest(data, token) {
     env: new Map(),
     member: undefined,
     collectionResult: undefined,
+    rawBody: UNFETCHED,
     delegated: false,
     pendingDelegate: false,
     committed: false,
@@ -436,12 +437,22 @@ function fetchResource(r, which) {
   return fetched;
 }
 
+/** The body as sent, as text (undefined without one): asked of the host once, on first read. */
+function rawBodyOf(r) {
+  if (r.rawBody === UNFETCHED) {
+    const text = host('rawBody');
+    r.rawBody = typeof text === 'string' ? text : undefined;
+  }
+  return r.rawBody;
+}
+
 /** The stored value of a key, not copied. */
 function peek(r, key) {
   switch (key) {
     case '/request/method': return r.method;
     case '/request/path': return r.path;
     case '/request/body': return r.body;
+    case '/request/rawBody': return rawBodyOf(r);
     case '/request/status': return r.status;
     case '/request/view': return r.view;
     case '/request/json/output': return r.jsonOutput;
@@ -472,7 +483,7 @@ function appEnv(r, name) {
   return r.env.get(name);
 }
 
-const READ_ONLY = new Set(['/request/method', '/request/path', '/event/_name', '/event/pathInfo', '/event/resource/collection', '/event/resource/member']);
+const READ_ONLY = new Set(['/request/method', '/request/path', '/request/rawBody', '/event/_name', '/event/pathInfo', '/event/resource/collection', '/event/resource/member']);
 
 function isReadOnly(key) {
   return READ_ONLY.has(key) || key.startsWith('/request/headers/in/') || key.startsWith('/app/env/');

@@ -27,6 +27,8 @@ interface SvcContextKeys {
   '/request/path': string;
   /** The parsed member sent with create and update; Atom values arrive typed by the model, as JSON's. */
   '/request/body': Record<string, SvcJson>;
+  /** The request's body as sent, as UTF-8 text (undefined without one), for every event: read it for events whose body the server does not parse (postMember, putCollection, …), or to check a signature. Read-only. */
+  '/request/rawBody': string;
   /** The status to send; an integer from 200 to 599. After delegate(): the status sent. */
   '/request/status': number;
   /** The view render() renders. */

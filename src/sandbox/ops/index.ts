@@ -2,6 +2,7 @@
 // capability is one file here and one line in this table (and its guest half in runtime/prelude.js).
 
 import { checkOutcome, type Op } from '../guest.ts';
+import { rawBody } from './body.ts';
 import { delegate, delegated, resource } from './delegate.ts';
 import { env } from './env.ts';
 import { fetch } from './fetch.ts';
@@ -15,4 +16,4 @@ const finish: Op = (call, payload) => {
   return null;
 };
 
-export const OPS: Readonly<Record<string, Op>> = { write, send, render, delegate, delegated, resource, model, log, env, fetch, finish };
+export const OPS: Readonly<Record<string, Op>> = { write, send, render, delegate, delegated, resource, rawBody, model, log, env, fetch, finish };
