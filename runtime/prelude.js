@@ -405,8 +405,9 @@ function newRequest(data, token) {
 const HEADER_NAME = new RegExp(CONFIG.headerName);
 const HEADER_VALUE = new RegExp(CONFIG.headerValue);
 const VIEWS = { json: 'JSON', error: 'error' };
-// Framing and hop-by-hop headers belong to the server (SERVER_HEADERS in src/sandbox/guest.ts: a
-// handler's content-length would let its output smuggle a second response onto the connection).
+// Framing and hop-by-hop headers belong to the server (RESPONSE_SERVER_HEADERS in src/sandbox/guest.ts:
+// a handler's content-length would let its output smuggle a second response onto the
+// connection), and so does X-Request-Id, the id the log and problems quote.
 const SERVER_HEADERS = new Set(CONFIG.serverHeaders);
 const MAX_HEADERS = CONFIG.maxHeaders; // response headers the host sends
 

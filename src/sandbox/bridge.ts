@@ -13,7 +13,7 @@ import ivm from 'isolated-vm';
 import type { Exchange } from '../exchange/exchange.ts';
 import { JsonText } from '../handler/default-handler.ts';
 import { EVENTS, handlerName } from '../routing/events.ts';
-import { GuestError, HEADER_NAME, HEADER_VALUE, malformed, MAX_HEADERS, MAX_LOG_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, outputCap, parseGuestJson, SERVER_HEADERS, type Call } from './guest.ts';
+import { GuestError, HEADER_NAME, HEADER_VALUE, malformed, MAX_HEADERS, MAX_LOG_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, outputCap, parseGuestJson, RESPONSE_SERVER_HEADERS, type Call } from './guest.ts';
 import { OPS } from './ops/index.ts';
 import { admitIntl } from './ops/intl.ts';
 
@@ -50,7 +50,7 @@ const ONE_WAY: ReadonlySet<unknown> = new Set(['send', 'delegate']);
 const CONFIG = JSON.stringify({
   events: EVENTS,
   handlerNames: Object.fromEntries(EVENTS.map((e) => [e, handlerName(e)])),
-  serverHeaders: [...SERVER_HEADERS],
+  serverHeaders: [...RESPONSE_SERVER_HEADERS],
   headerName: HEADER_NAME.source,
   headerValue: HEADER_VALUE.source,
   maxHeaders: MAX_HEADERS,

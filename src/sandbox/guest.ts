@@ -37,6 +37,13 @@ export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  */
 export const SERVER_HEADERS: ReadonlySet<string> = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 
+/**
+ * The response headers a handler can neither set nor remove: SERVER_HEADERS, and `X-Request-Id`,
+ * the id the request's log records and problems quote (README "Request ids"): a handler's own
+ * would send the client an id no log record has. (A handler's fetch() may send one upstream.)
+ */
+export const RESPONSE_SERVER_HEADERS: ReadonlySet<string> = new Set([...SERVER_HEADERS, 'x-request-id']);
+
 /** Status and headers the guest wants committed with the first output. */
 export interface Head {
   readonly status?: number;
@@ -185,8 +192,8 @@ export function applyHead(ex: Exchange, head: Head | undefined): void {
   const res = ex.res;
   if (!head || res.committed) return;
   if (head.status !== undefined) res.setStatus(head.status);
-  const want = new Map(head.headers.filter(([name]) => !SERVER_HEADERS.has(name)));
-  for (const name of [...res.headers.keys()]) if (!want.has(name) && !SERVER_HEADERS.has(name)) res.deleteHeader(name);
+  const want = new Map(head.headers.filter(([name]) => !RESPONSE_SERVER_HEADERS.has(name)));
+  for (const name of [...res.headers.keys()]) if (!want.has(name) && !RESPONSE_SERVER_HEADERS.has(name)) res.deleteHeader(name);
   for (const [name, value] of want) res.setHeader(name, value);
 }
 
