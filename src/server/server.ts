@@ -513,6 +513,16 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     serve,
   );
 
+  // Connections open now, for shutdown: one that has sent nothing yet (a client's or a load
+  // balancer's connection opened ahead of use) is no request node:http would wait for, nor one
+  // closeIdleConnections() closes (that needs a request answered on it): it held the drain for
+  // its whole 10 s.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
   // Requests with Expect come here too: handle() sends 100 Continue when it reads the body, or
   // answers a 417 problem (node:http would send 100 at once, or a bare 417).
   server.on('checkContinue', serve);
@@ -574,6 +584,8 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       for (const answer of answers) answer.setHeader('connection', 'close');
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // Nothing was sent on them: closing them loses nothing, and a client sends its request again elsewhere.
+      for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
       const drained = inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
       const timer = setTimeout(() => {
         server.closeAllConnections();
