@@ -215,14 +215,28 @@ async function retrieve(ex: Exchange, model: Model, collect: boolean): Promise<D
     if (!found) throw memberNotFound(model, id);
     // Once for the tag the client sent and the one sent back (Atom's hashes the collection URL).
     const version = rep.etagVersion(ctx);
+    ifMatchHolds(ex, id, found);
     if (!notModified(ex, version, found)) sendRendered(ex, 200, version, found, rep.renderMemberJson(ctx, found.text));
     return collect ? { member: new JsonText(found.text) } : {};
   }
   const member = await getMember(ex.store, model, id);
   if (!member) throw memberNotFound(model, id);
   const version = rep.etagVersion(ctx);
+  ifMatchHolds(ex, id, member);
   if (!notModified(ex, version, member)) sendRendered(ex, 200, version, member, rep.renderMember(ctx, member));
   return { member };
+}
+
+/**
+ * Throws 412 when the request's If-Match names no state the member is at (RFC 9110 §13.1.1: on
+ * any method, a GET's too, evaluated before If-None-Match, §13.2.2). As on a write, a tag of
+ * either representation names the member's state (preconditions); `*` any existing member.
+ */
+function ifMatchHolds(ex: Exchange, id: number, member: { readonly updated: string }): void {
+  const ifMatch = preconditions(ex).ifMatch;
+  if (ifMatch !== undefined && !ifMatch.includes(member.updated)) {
+    throw new SvcError('precondition-failed', `Member ${id} was changed since the ETag your If-Match names: GET it without If-Match for its current state.`);
+  }
 }
 
 /**
