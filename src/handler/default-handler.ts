@@ -108,6 +108,7 @@ async function readPage<T>(source: AsyncIterable<T>, start: number, count: numbe
 }
 
 async function list(ex: Exchange, model: Model, collect: boolean): Promise<DelegateResult> {
+  collectionPreconditions(ex, 'listed');
   const rep = ex.representation;
   // `<collection>Id` is a member URL's parameter: on a list it is a parameter like any other (a
   // filter when the model has such a field).
@@ -228,6 +229,21 @@ async function retrieve(ex: Exchange, model: Model, collect: boolean): Promise<D
 }
 
 /**
+ * Throws 412 when a precondition on the collection's own URL fails (RFC 9110 §13.1.1-2): a list or
+ * feed has no entity tag, so an If-Match of tags never matches (`*` does: the collection exists),
+ * and If-None-Match `*` never holds on a POST (the collection has a current representation).
+ */
+function collectionPreconditions(ex: Exchange, nothing: string): void {
+  const ifMatch = ex.headers['if-match'];
+  if (ifMatch !== undefined && parseEtags(ifMatch, false, ETAG_SUFFIXES) !== undefined) {
+    throw new SvcError('precondition-failed', `A collection has no ETag, so the If-Match you sent names none of its states (only * does); nothing was ${nothing}.`);
+  }
+  if (ex.method === 'POST' && ex.headers['if-none-match'] !== undefined && parseEtags(ex.headers['if-none-match'], true, ETAG_SUFFIXES) === undefined) {
+    throw new SvcError('precondition-failed', `The collection exists, and If-None-Match: * asks that it does not; nothing was ${nothing}.`);
+  }
+}
+
+/**
  * Throws 412 when the request's If-Match names no state the member is at (RFC 9110 §13.1.1: on
  * any method, a GET's too, evaluated before If-None-Match, §13.2.2). As on a write, a tag of
  * either representation names the member's state (preconditions); `*` any existing member.
@@ -263,6 +279,7 @@ function bodyOf(ex: Exchange): Record<string, unknown> {
 }
 
 async function create(ex: Exchange, model: Model): Promise<DelegateResult> {
+  collectionPreconditions(ex, 'created');
   const member = await createMember(ex.store, model, bodyOf(ex));
   ex.res.setHeader('location', `${collectionUrl(ex)}/${member.id}`);
   sendMember(ex, model, member, 201);
