@@ -161,6 +161,35 @@ function precheck(s: string): void {
     }
     at = s.indexOf('<!', end + 3);
   }
+  if (UNICODE_ONLY_SPACE.test(s)) checkNameEnds(s);
+}
+
+/** White space to JavaScript (`\s`) that is not XML's S (space, tab, CR, LF); the others are not XML characters. */
+const UNICODE_ONLY_SPACE = /[^\S\t\n\r ]/u;
+
+/**
+ * The character after each start or end tag's name, when the document holds a space that is not
+ * XML's: fast-xml-parser and its validator end a name at any JavaScript white space and pass
+ * over it, so `<dd\u00A0>` would be read as `<dd>` and `</dd\uFEFF>` (U+FEFF is a name character)
+ * would close `<dd>`. XML 1.0 §3.1 allows only S there. Comments, CDATA sections and processing
+ * instructions are skipped: they may hold anything.
+ */
+function checkNameEnds(s: string): void {
+  for (let at = s.indexOf('<'); at !== -1; at = s.indexOf('<', at + 1)) {
+    const skip = s.startsWith('<!--', at) ? '-->' : s.startsWith('<![CDATA[', at) ? ']]>' : s.startsWith('<?', at) ? '?>' : undefined;
+    if (skip !== undefined) {
+      const end = s.indexOf(skip, at + 2);
+      if (end === -1) return; // unterminated: the parser says so
+      at = end;
+      continue;
+    }
+    let i = s[at + 1] === '/' ? at + 2 : at + 1;
+    // Up to the next "<" at most: each character is looked at once, however many tags are open.
+    while (i < s.length && !/[\s/<>]/u.test(s[i]!)) i++;
+    if (i < s.length && UNICODE_ONLY_SPACE.test(s[i]!)) {
+      failAt(s, i, `character U+${s.codePointAt(i)!.toString(16).toUpperCase().padStart(4, '0')} cannot end a tag's name: only a space, tab, CR or LF can`);
+    }
+  }
 }
 
 /** fast-xml-parser's `preserveOrder` output: `{ name: children, ':@'?: attributes }`, `{ '#text': … }`, `{ '#cdata': [{ '#text': … }] }`. */
