@@ -411,7 +411,8 @@ function decode(raw: string): string {
       if (ch === undefined) fail(`the entity &${name}; is not allowed: use one of &lt; &gt; &amp; &quot; &apos; or a numeric character reference`);
       out += ch;
     } else {
-      const digits = (dec ?? hex)!;
+      // Any number of digits (XML 1.0 §4.1): leading zeros add nothing; past 8 others, no character.
+      const digits = (dec ?? hex)!.replace(/^0+(?=.)/, '');
       const cp = digits.length > 8 ? -1 : parseInt(digits, dec !== undefined ? 10 : 16);
       if (!isChar(cp)) fail(`${whole} does not refer to a character allowed in XML`);
       out += String.fromCodePoint(cp);
