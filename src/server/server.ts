@@ -385,10 +385,11 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     ending.log = log;
 
     const query = queryParams(q === -1 ? '' : target.slice(q + 1));
-    const representation = negotiate(REPRESENTATIONS, req.headers.accept, query.get('format_as'));
-    // The representation depends on Accept: a cache must not serve one client's to another.
+    // The representation depends on Accept: a cache must not serve one client's to another, nor
+    // the 406 one Accept gets to another (RFC 9110 §12.5.5), so Vary is set before negotiating.
     const vary = sink.headers.get('vary');
     sink.setHeader('vary', vary === undefined ? 'Accept' : `${vary}, Accept`);
+    const representation = negotiate(REPRESENTATIONS, req.headers.accept, query.get('format_as'));
     // A client that waits for 100 Continue is asked for the body only now, when nothing in the head refused it.
     const rawBody = await readBody(
       req,
