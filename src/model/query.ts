@@ -35,6 +35,14 @@ export const MAX_IN_VALUES = 1000;
 export const MAX_TEXT_CONDITION_CHARS = 4000;
 
 const PART_RANGE: Record<string, [number, number]> = { year: [0, 9999], month: [1, 12], day: [1, 31] };
+/**
+ * Keys the sort of an `order_by` may have: its fields up to the first `id`, then `id` when it is
+ * not among them (the tie-break, store.ts `orderTerms`). MongoDB sorts on at most 32 keys (more is
+ * its error 13103, "too many compound keys"), so that both stores answer every order the other
+ * does, an order of more is refused on both.
+ */
+export const MAX_SORT_KEYS = 32;
+
 /** Digits a `start` or `count` may have: every such number is exact as a JavaScript number (below 2^53). */
 export const MAX_PAGE_DIGITS = 15;
 const NON_NEGATIVE = new RegExp(`^\\d{1,${MAX_PAGE_DIGITS}}$`);
@@ -187,6 +195,10 @@ export function parseQuery(model: Model, params: Iterable<readonly [string, stri
             parsed.push({ field, desc });
           }
         }
+        // The sort's keys: the fields up to the first id, then id (as store.ts `orderTerms`).
+        const beforeId = parsed.findIndex((o) => o.field === 'id');
+        const keys = beforeId === -1 ? parsed.length + 1 : beforeId + 1;
+        if (keys > MAX_SORT_KEYS) problems.add(`orders by at most ${MAX_SORT_KEYS - 1} fields besides id, not ${keys - 1}`);
         for (const message of problems) errors.push({ parameter: name, message });
         order = parsed;
         continue;
