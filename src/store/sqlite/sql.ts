@@ -199,6 +199,18 @@ function column(shape: TableShape, field: string): Column {
   return c;
 }
 
+/**
+ * `parts` joined by AND as a balanced tree of parenthesised halves, not one chain: SQLite parses
+ * `a AND b AND c …` into a tree as deep as the chain is long and refuses one deeper than 1,000
+ * (SQLITE_MAX_EXPR_DEPTH), which a query of that many filters is (a handler's, or a URL's on a wide
+ * model); halves are about log2(n) deep. The planner splits nested ANDs into the same terms.
+ */
+function allOf(parts: readonly string[]): string {
+  if (parts.length <= 2) return parts.join(' AND ');
+  const half = Math.ceil(parts.length / 2);
+  return `(${allOf(parts.slice(0, half))}) AND (${allOf(parts.slice(half))})`;
+}
+
 /** The WHERE clause (with its keyword) of `filters`, or '' when there are none. All filters apply. */
 export function whereSql(shape: TableShape, filters: readonly Filter[]): Sql {
   if (filters.length === 0) return { sql: '', params: [] };
@@ -210,7 +222,7 @@ export function whereSql(shape: TableShape, filters: readonly Filter[]): Sql {
     parts.push(`(${part.sql})`);
     params.push(...part.params);
   }
-  return { sql: ` WHERE ${parts.join(' AND ')}`, params };
+  return { sql: ` WHERE ${allOf(parts)}`, params };
 }
 
 /**
