@@ -27,6 +27,12 @@ export const CONDITIONS_BY_TYPE: Readonly<Record<FieldType, readonly Condition[]
 /** Values one `in` filter may list. */
 export const MAX_IN_VALUES = 1000;
 /**
+ * Values the `in` filters of one query may list together: SQLite binds at most 32,766 values a
+ * statement, and the other filters of a query bind at most about 20 a field (1,002 fields), so
+ * that a query SQLite can run is one MongoDB runs too, and the other way round.
+ */
+export const MAX_IN_VALUES_PER_QUERY = 10_000;
+/**
  * Characters in the value of a text condition (contains, startswith, iexact, …), a URL's or a
  * handler's: MongoDB refuses a $regex pattern over 16,384 bytes (error 51091), and the pattern
  * takes at most 4 bytes a character (store/mongodb/translate.ts `escapeRegex`), so that both
@@ -166,6 +172,7 @@ export function parseQuery(model: Model, params: Iterable<readonly [string, stri
   let order: readonly Order[] = defaultOrder;
   let start = 0;
   let count: number | undefined;
+  let inValues = 0;
 
   for (const [name, raw] of params) {
     switch (name) {
@@ -221,7 +228,9 @@ export function parseQuery(model: Model, params: Iterable<readonly [string, stri
     }
     const parsed = parseFilterValue(field, condition, raw);
     if ('message' in parsed) errors.push({ parameter: name, message: parsed.message });
-    else filters.push({ field: fieldName, condition, value: parsed.value });
+    else if (condition === 'in' && Array.isArray(parsed.value) && (inValues += parsed.value.length) > MAX_IN_VALUES_PER_QUERY) {
+      errors.push({ parameter: name, message: `makes the in filters of the query list more than ${MAX_IN_VALUES_PER_QUERY} values together` });
+    } else filters.push({ field: fieldName, condition, value: parsed.value });
   }
   if (errors.length) throw validationError('invalid-query', 'Invalid query', errors);
   return count === undefined ? { filters, order, start } : { filters, order, start, count };
