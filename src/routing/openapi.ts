@@ -3,7 +3,7 @@
 // a document out.
 
 import { CATALOGUE, type ErrorCode } from '../errors.ts';
-import { CONDITIONS_BY_TYPE, MAX_TEXT_CONDITION_CHARS, RESERVED_PARAMS } from '../model/query.ts';
+import { CONDITIONS_BY_TYPE, MAX_SORT_KEYS, MAX_TEXT_CONDITION_CHARS, RESERVED_PARAMS } from '../model/query.ts';
 import type { FieldDef, FieldType, Model } from '../model/types.ts';
 import { EVENT_METHOD, isMemberEvent, type EventName } from './events.ts';
 
@@ -142,7 +142,7 @@ function listParameters(model: Model): Json[] {
     {
       name: 'order_by',
       in: 'query',
-      description: 'Comma-separated field names, `-` for descending; ties are broken by id.',
+      description: `Comma-separated field names, \`-\` for descending; ties are broken by id. At most ${MAX_SORT_KEYS - 1} fields before id.`,
       schema: { type: 'string' },
     },
     { name: 'format_as', in: 'query', description: 'Representation, instead of Accept.', schema: { type: 'string', enum: ['json', 'atom'] } },
