@@ -74,4 +74,10 @@ t.test('a name looked up is kept a few seconds: fetches request after request ta
   t.same(dns.asked, ['kept.test', 'held-1.test', 'held-2.test'], 'kept.test was asked once');
   dns.answer('held-1.test');
   dns.answer('held-2.test');
+  // Another app's lookup of the same name is its own: what one app fetched lately does not show in another's speed.
+  const other = lookupHost('other', 'kept.test', forever, timedOut);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(dns.asked, ['kept.test', 'held-1.test', 'held-2.test', 'kept.test'], "another app's lookup asks again");
+  dns.answer('kept.test');
+  await other;
 });

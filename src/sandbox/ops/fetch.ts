@@ -94,6 +94,10 @@ function nextLookups(): void {
 export const LOOKUP_KEEP_MS = 5_000;
 /** At most this many names kept (the oldest goes first). */
 const KEPT_LOOKUPS = 1_000;
+/**
+ * By app and name: one app's lookup does not answer another's, whose fetch would then tell by its
+ * speed which origins the other fetched lately.
+ */
 const kept = new Map<string, { until: number; found: { address: string; family: number }[] }>();
 
 /**
@@ -101,7 +105,8 @@ const kept = new Map<string, { until: number; found: { address: string; family: 
  * MAX_LOOKUPS (one per `app`); rejects with `timedOut` once `signal` aborts first.
  */
 export function lookupHost(app: string, host: string, signal: AbortSignal, timedOut: () => Error): Promise<{ address: string; family: number }[]> {
-  const hit = kept.get(host);
+  const key = `${app}\n${host}`;
+  const hit = kept.get(key);
   if (hit && hit.until > performance.now()) return Promise.resolve(hit.found);
   return new Promise((resolve, reject) => {
     const waiting = { app, start: () => {} };
@@ -114,9 +119,9 @@ export function lookupHost(app: string, host: string, signal: AbortSignal, timed
       looking.add(app);
       resolveHost(host)
         .then((found) => {
-          kept.delete(host);
+          kept.delete(key);
           if (kept.size >= KEPT_LOOKUPS) kept.delete(kept.keys().next().value!);
-          kept.set(host, { until: performance.now() + LOOKUP_KEEP_MS, found });
+          kept.set(key, { until: performance.now() + LOOKUP_KEEP_MS, found });
           return found;
         })
         .finally(() => {
