@@ -99,8 +99,26 @@ class Readers {
     }
   }
 
-  /** Closes every thread's connection to `path` (its store is closing). */
+  /**
+   * Stores open on each database path. A tenant whose directory was removed and put back while a
+   * request held it has two stores of one file for a while (tenants.ts): the threads' connections
+   * to it, and the reads on them, belong to both.
+   */
+  readonly #stores = new Map<string, number>();
+
+  /** A store of `path` opened: the threads' connections to it stay until every such store is closed. */
+  open(path: string): void {
+    this.#stores.set(path, (this.#stores.get(path) ?? 0) + 1);
+  }
+
+  /** A store of `path` is closing: the last one closes every thread's connection to it (and the reads on them). */
   close(path: string): void {
+    const n = (this.#stores.get(path) ?? 1) - 1;
+    if (n > 0) {
+      this.#stores.set(path, n);
+      return;
+    }
+    this.#stores.delete(path);
     for (const t of this.#threads) t.port.post({ type: 'close', path } satisfies Request);
   }
 

@@ -131,6 +131,7 @@ class SqliteStore implements Store {
       db.exec(BOOKKEEPING_SQL);
       upgradeBookkeeping(db, this.#statements);
     });
+    if (path !== undefined) readers.open(path);
   }
 
   async ensure(model: Model): Promise<void> {
