@@ -111,6 +111,11 @@ export class Apps extends EventEmitter<AppsEvents> {
     } catch (err) {
       if (kept) this.#kept.set(name, store);
       else await store.close();
+      // Its directory went while the store opened (the request found it): served as the next
+      // request is, not as an internal error naming the server's path.
+      if (name !== '' && !(err instanceof SvcError) && statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) {
+        throw new SvcError('tenant-not-found', `No app is served for tenant ${JSON.stringify(name)}: its directory was removed.`);
+      }
       throw err;
     }
     this.#opened.add(app);
