@@ -230,7 +230,8 @@ export class Compiler {
           if (!/^\.\.?\//.test(args.path)) {
             return { errors: [{ text: `Cannot import "${args.path}": a handler may import only relative files of its app (no packages, no Node built-ins)` }] };
           }
-          const base = resolve(args.resolveDir, args.path);
+          // From the importer's place in the app, not esbuild's resolveDir: onLoad gives none (below).
+          const base = resolve(appDir, dirname(args.importer), args.path);
           // By its name: `../../etc/hostname` is refused as what it is before it is looked for.
           if (!base.startsWith(appDir + sep)) return { errors: [{ text: `Cannot import "${args.path}": it is outside the app directory` }] };
           const candidates = base.endsWith('.js') ? [`${base.slice(0, -3)}.ts`, ...RESOLVE_SUFFIXES.map((s) => base + s)] : RESOLVE_SUFFIXES.map((s) => base + s);
@@ -265,7 +266,10 @@ export class Compiler {
           hash.update(`${args.path}\0${contents}\0`);
           sources.set(args.path, contents);
           if (args.path === rel) contents += formsFooter(contents, collection);
-          return { contents, loader: LOADERS[extname(abs)] ?? 'js', resolveDir: dirname(abs) };
+          // No resolveDir: with one, esbuild itself reads the file a `//# sourceMappingURL=` comment
+          // names, relative to it or absolute (/etc/passwd, a FIFO, /dev/zero), past this plugin and
+          // readAppFile, and shows its first token in the compile error.
+          return { contents, loader: LOADERS[extname(abs)] ?? 'js' };
         });
       },
     };
