@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { SourceMap } from 'node:module';
+import { Script } from 'node:vm';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import type * as esbuild from 'esbuild';
 import { SvcError } from '../errors.ts';
@@ -309,7 +310,9 @@ export class Compiler {
       if (previous?.ok && previous.hash === digest) {
         artifact = previous;
       } else {
-        const js = withoutRequireShim(result.outputFiles.find((f) => f.path.endsWith('.js'))!.text.replace(/\/\/# sourceMappingURL=.*\s*$/, ''));
+        // A hashbang, which a module may start with, stays on the bundle's first line: in the
+        // function the bundle becomes it would be a syntax error, so it becomes a comment.
+        const js = withoutRequireShim(result.outputFiles.find((f) => f.path.endsWith('.js'))!.text.replace(/\/\/# sourceMappingURL=.*\s*$/, '')).replace(/^#!/, '//');
         const map = result.outputFiles.find((f) => f.path.endsWith('.map'))!.text;
         artifact = {
           ok: true,
@@ -325,6 +328,8 @@ export class Compiler {
           events: declaredEvents(js),
           map: new SourceMap(JSON.parse(map)),
         };
+        const refused = v8Refusal(artifact);
+        if (refused) artifact = { ok: false, hash: digest, rel, error: refused };
       }
     } catch (err) {
       if (err instanceof CompilerDied || err instanceof CompileTimeout) {
@@ -428,6 +433,29 @@ async function isDelegateOnly(esbuild: LaneEsbuild, source: string, loader: esbu
   } catch (err) {
     if (err instanceof CompilerDied) throw err;
     return false;
+  }
+}
+
+/**
+ * V8's early error in a bundle esbuild accepted (`import.meta` outside a module, a regular
+ * expression V8 refuses, `/a{2,1}/`), at its place in the source: the isolate would refuse it
+ * on every request, and `svc check` must say so as serve does. Only parsed, never run.
+ */
+function v8Refusal(artifact: Extract<Artifact, { ok: true }>): CompileError | undefined {
+  try {
+    new Script(artifact.code, { filename: artifact.scriptName });
+    return undefined;
+  } catch (err) {
+    // A SyntaxError only: a RangeError (the parser ran out of this thread's stack, which is smaller
+    // than an isolate's) says nothing of what the isolate accepts, and is left to it.
+    if (!(err instanceof SyntaxError) || /call stack/i.test(err.message)) return undefined;
+    const text = err.message;
+    // `svc-handler:resources/x.ts:3\n<the line>\n   ^^^` on top of the stack.
+    const m = /^.*:(\d+)\n.*\n( *)\^/.exec(err.stack ?? '');
+    if (!m) return { text };
+    const entry = artifact.map.findEntry(Number(m[1]) - 1, m[2]!.length) as { originalSource?: string; originalLine?: number; originalColumn?: number };
+    if (entry.originalSource === undefined || entry.originalLine === undefined) return { text };
+    return { text, location: `${entry.originalSource.replace(/^svc:/, '')}:${entry.originalLine + 1}:${(entry.originalColumn ?? 0) + 1}` };
   }
 }
 
