@@ -4,8 +4,11 @@
 // built-ins and svc's globals only (no Node, no DOM), so that is all it is checked against.
 // TypeScript is loaded only here, when asked for: `svc serve` never loads it.
 
-import { relative, sep } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
 import type TS from 'typescript';
+import { DEFAULT_LIMITS } from '../exchange/limits.ts';
+import { AppFileError, readAppFile } from '../model/app-file.ts';
 
 /** The globals of a handler script (README "Handlers"). */
 export const SVC_TYPES = new URL('../../runtime/svc.d.ts', import.meta.url).pathname;
@@ -52,7 +55,8 @@ export async function typeErrors(appDir: string, files: readonly string[], ts?: 
   ts ??= await loadTypeScript();
   const roots = files.filter((f) => f.endsWith('.ts'));
   if (roots.length === 0) return [];
-  const program = ts.createProgram([...roots, SVC_TYPES], options(ts));
+  const opts = options(ts);
+  const program = ts.createProgram({ rootNames: [...roots, SVC_TYPES], options: opts, host: appHost(ts, opts, appDir) });
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const message = `error TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n  ')}`;
     if (!d.file || d.start === undefined) return message;
@@ -61,4 +65,33 @@ export async function typeErrors(appDir: string, files: readonly string[], ts?: 
     const name = rel.startsWith('..') ? d.file.fileName : rel.split(sep).join('/');
     return `${name}:${line + 1}:${character + 1}: ${message}`;
   });
+}
+
+/**
+ * A compiler host that reads the app's files only as files of the app (readAppFile: inside the
+ * app directory, regular files, bounded), and outside it TypeScript's own lib files and
+ * runtime/svc.d.ts. Without it `/// <reference path>`, `import type` and `typeof import()`, which
+ * esbuild drops without resolving, made TypeScript read any file of the host (another tenant's
+ * sources, their types and literal values printed as errors; a FIFO that never ends the check).
+ */
+function appHost(ts: typeof TS, opts: TS.CompilerOptions, dir: string): TS.CompilerHost {
+  const appDir = resolve(dir);
+  const host = ts.createCompilerHost(opts);
+  const real = realpathSync(appDir);
+  const inApp = (file: string) => file.startsWith(appDir + sep) || file.startsWith(real + sep);
+  const libDir = dirname(ts.getDefaultLibFilePath(opts)) + sep;
+  const svcTypes = realpathSync(SVC_TYPES);
+  const trusted = (file: string) => file.startsWith(libDir) || file === SVC_TYPES || file === svcTypes;
+  const { readFile, fileExists } = host;
+  const readInApp = (file: string): string | undefined => {
+    try {
+      return readAppFile(appDir, relative(appDir, file), DEFAULT_LIMITS.maxHandlerBytes);
+    } catch (err) {
+      if (err instanceof AppFileError) return undefined;
+      throw err;
+    }
+  };
+  host.readFile = (file) => (trusted(file) ? readFile.call(host, file) : inApp(file) ? readInApp(file) : undefined);
+  host.fileExists = (file) => (trusted(file) ? fileExists.call(host, file) : inApp(file) && readInApp(file) !== undefined);
+  return host;
 }
