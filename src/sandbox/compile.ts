@@ -220,6 +220,7 @@ export class Compiler {
     /** Bytes the build may still read: the entry and its imports together stay within maxHandlerBytes. */
     let budget = maxHandlerBytes;
     let tooLarge = false;
+    const overBound = `The handler ${rel} with its imports is over ${maxHandlerBytes} bytes (the server's maxHandlerBytes limit): make it smaller`;
 
     const guard: esbuild.Plugin = {
       name: 'svc-app-only',
@@ -258,7 +259,7 @@ export class Compiler {
             if (!(err instanceof AppFileError)) throw err;
             if (err.refusal === 'too-large') {
               tooLarge = true;
-              return { errors: [{ text: `The handler ${rel} with its imports is over ${maxHandlerBytes} bytes (the server's maxHandlerBytes limit): make it smaller` }] };
+              return { errors: [{ text: overBound }] };
             }
             return { errors: [{ text: unreadText(err, rel, (args.pluginData as Specifier | undefined)?.specifier) }] };
           }
@@ -335,8 +336,10 @@ export class Compiler {
       if (err instanceof CompilerDied || err instanceof CompileTimeout) {
         artifact = this.#remember(file, rel, sources, err);
       } else {
-        const error = this.#describe(err, rel, sources.get(rel));
-        artifact = { ok: false, hash: hash.digest('hex'), rel, error: tooLarge ? { ...error, bound: true } : error };
+        // Over the bound, the error is the bound's alone: clients see it in any mode, and esbuild's
+        // first error may be another file's (`Expected ";" but found "…"`), which holds source.
+        const error: CompileError = tooLarge ? { text: overBound, bound: true } : this.#describe(err, rel, sources.get(rel));
+        artifact = { ok: false, hash: hash.digest('hex'), rel, error };
       }
     }
     this.#entries.set(file, { inputs, artifact });
