@@ -184,12 +184,13 @@ export class Compiler {
   get(file: string): Promise<Artifact> {
     const entry = this.#entries.get(file);
     if (entry && (this.#fresh(entry) || fingerprint(file) === 'missing')) return Promise.resolve(entry.artifact);
-    let pending = this.#pending.get(file);
-    if (!pending) {
-      pending = inTurn(this.#realAppDir, () => this.#build(file, entry?.artifact)).finally(() => this.#pending.delete(file));
-      this.#pending.set(file, pending);
-    }
-    return pending;
+    const pending = this.#pending.get(file);
+    // A build in progress may have read the files before a change this request arrived after: once
+    // it is done, its inputs are checked again (the artifact as it is if none changed).
+    if (pending) return pending.then(() => this.get(file));
+    const build = inTurn(this.#realAppDir, () => this.#build(file, entry?.artifact)).finally(() => this.#pending.delete(file));
+    this.#pending.set(file, build);
+    return build;
   }
 
   #fresh(entry: Entry): boolean {
