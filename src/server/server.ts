@@ -237,8 +237,7 @@ function memberBody(req: IncomingMessage, rawBody: Buffer, model: Model): Record
 
 export function createSvcServer(opts: ServerOptions): SvcServer {
   const { limits, dev } = opts;
-  let inFlight = 0;
-  /** The responses of the requests in progress: at shutdown, those not yet sent say `Connection: close`. */
+  /** The responses of the requests in progress: shutdown waits for them, and those not yet sent say `Connection: close`. */
   const answers = new Set<HttpResponse>();
   let closing = false;
   let idle: (() => void) | undefined;
@@ -439,7 +438,6 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
   const answering = new WeakMap<Duplex, Answering>();
 
   function serve(req: IncomingMessage, res: ServerResponse): void {
-    inFlight++;
     const sent = req.headers['x-request-id'];
     const requestId = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
     const started = performance.now();
@@ -498,7 +496,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
         else busy.set(state.tenant!, n);
       }
       if (state.app) opts.releaseApp?.(state.app);
-      if (--inFlight === 0 && idle) idle();
+      if (answers.size === 0 && idle) idle();
     });
   }
 
@@ -587,7 +585,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       server.closeIdleConnections();
       // Nothing was sent on them: closing them loses nothing, and a client sends its request again elsewhere.
       for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
-      const drained = inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
+      const drained = answers.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
       const timer = setTimeout(() => {
         server.closeAllConnections();
         // A closed connection does not stop a handler (it may keep its request busy for 30 s,
