@@ -234,11 +234,12 @@ async function retrieve(ex: Exchange, model: Model, collect: boolean): Promise<D
  * and If-None-Match `*` never holds on a POST (the collection has a current representation).
  */
 function collectionPreconditions(ex: Exchange, nothing: string): void {
-  const ifMatch = ex.headers['if-match'];
-  if (ifMatch !== undefined && parseEtags(ifMatch, false, ETAG_SUFFIXES) !== undefined) {
+  const { ifMatch, ifNoneMatch } = preconditions(ex);
+  // An If-Match of tags (`*` reads as none).
+  if (ifMatch !== undefined) {
     throw new SvcError('precondition-failed', `A collection has no ETag, so the If-Match you sent names none of its states (only * does); nothing was ${nothing}.`);
   }
-  if (ex.method === 'POST' && ex.headers['if-none-match'] !== undefined && parseEtags(ex.headers['if-none-match'], true, ETAG_SUFFIXES) === undefined) {
+  if (ex.method === 'POST' && ifNoneMatch === '*') {
     throw new SvcError('precondition-failed', `The collection exists, and If-None-Match: * asks that it does not; nothing was ${nothing}.`);
   }
 }
