@@ -5,7 +5,8 @@ import { MongoClient, MongoNetworkError, MongoServerError, MongoServerSelectionE
 import { createServer } from 'node:net';
 import t from 'tap';
 import { SvcError } from '../../src/errors.ts';
-import { acquireClient, clientOptions, databaseName, redact } from '../../src/store/mongodb/connection.ts';
+import { acquireClient, clientOptions, databaseName } from '../../src/store/mongodb/connection.ts';
+import { redact } from '../../src/store/redact.ts';
 import { fieldKey, replacement, toDocument, toMember } from '../../src/store/mongodb/documents.ts';
 import { isUnavailable, storeError } from '../../src/store/mongodb/errors.ts';
 import { openMongoStore } from '../../src/store/mongodb/mongodb-store.ts';

@@ -24,9 +24,6 @@ const DATABASE_NAME = /^[^/\\. "$*<>:|?\0]+$/;
 /** App (tenant) names that may extend a database name. */
 const APP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
-/** `uri` with its user name, password and secret options replaced, for messages. */
-export { redact } from '../redact.ts';
-
 /**
  * The database of app `name` for a store URI: the URI's path (`mongodb://host/shop` → `shop`),
  * else `svc`; a tenant's is `<db>_<tenant>`.
