@@ -40,11 +40,6 @@ function isCanonicalDateTime(s: string): boolean {
   return m !== null && validDay(+m[1]!, +m[2]!, +m[3]!) && +m[4]! <= 23 && +m[5]! <= 59 && +m[6]! <= 59;
 }
 
-/** Whether `s`, of the form YYYY-MM-DD, names a day that exists. */
-function validDate(s: string): boolean {
-  return validDay(+s.slice(0, 4), +s.slice(5, 7), +s.slice(8, 10));
-}
-
 function validDay(y: number, m: number, d: number): boolean {
   return m >= 1 && m <= 12 && d >= 1 && d <= daysIn(y, m);
 }
@@ -178,8 +173,9 @@ export function storedAs(type: FieldType, v: string | number | boolean): Value |
 function dateAs(type: 'date' | 'date-time', v: string): string | undefined {
   // What a write stored is canonical already: told so without building a Date (about 1 µs a value,
   // on every read of MongoDB and of SQLite rows read from their columns).
-  if (type === 'date' ? DATE.test(v) && validDate(v) : isCanonicalDateTime(v)) return v;
+  if (type === 'date-time' && isCanonicalDateTime(v)) return v;
   const date = parseDate(v);
+  if (type === 'date' && date.ok) return v;
   const instant = date.ok ? parseDateTime(`${v}T00:00:00Z`) : parseDateTime(v);
   if (!instant.ok) return undefined;
   return type === 'date' ? String(instant.value).slice(0, 10) : String(instant.value);
