@@ -1,6 +1,6 @@
 // The tables of an SQLite store: bookkeeping, one table per model, migrated when a model gains fields.
 
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import type { FieldDef, FieldType, MemberData, Model, Value } from '../../model/types.ts';
 import { ownValue, readsBackAs, storedAs } from '../../model/values.ts';
 import { fromSql } from './rows.ts';
@@ -298,37 +298,47 @@ const CONVERT_BATCH = 1000;
 function convert(statements: Statements, t: string, from: string, to: string, field: FieldDef, held: FieldType | undefined, shapeId: number): void {
   // An INTEGER is read as a REAL: one past 2^53 (a float left in a column made for integers) could not be read at all.
   const value = `CASE WHEN typeof(${from}) = 'integer' THEN CAST(${from} AS REAL) ELSE ${textExpr(from)} END`;
-  const read = `SELECT "id", ${value}, ${quoteIdent(TEXT_COLUMN)}, ${quoteIdent(SHAPE_COLUMN)}, "updated" FROM ${t} WHERE "id" > ? AND ${from} IS NOT NULL ORDER BY "id" LIMIT ${CONVERT_BATCH}`;
   const write = statements.get(`UPDATE ${t} SET ${to} = ?, ${quoteIdent(SHAPE_COLUMN)} = ? WHERE "id" = ?`);
   const stamped = statements.get(`UPDATE ${t} SET ${to} = ?, ${quoteIdent(SHAPE_COLUMN)} = ?, "updated" = ? WHERE "id" = ?`);
-  for (let last = 0, rows = statements.rows(read, [last]); rows.length > 0; rows = statements.rows(read, [last])) {
-    for (const [id, v, text, shape, updated] of rows) {
-      const current = shape === shapeId && typeof text === 'string';
-      let value: Value | undefined;
-      if (current) value = ownValue(JSON.parse(text) as MemberData, field.name);
-      else if (held !== undefined) {
-        // The value as a read in the type the column held gave it (a boolean kept as 1 is true),
-        // then in the new type: a boolean made text reads "true", as the MongoDB store reads the
-        // boolean it keeps.
-        const before = fromSql(held, v!);
-        value = before === undefined || before === null ? undefined : storedAs(field.type, before);
-        // A value the new type cannot hold as it was ("0123" as 123, 5 as true, 1.5 as 2, "abc" as
-        // absent) makes the member another one at the same `updated`, which a change back to the
-        // old type (the same model file, the same ETag version) would serve under its old ETag:
-        // it is stamped again, as a write stamps it (README "Concurrency").
-        if (before !== undefined && before !== null && !readsBackAs(held, value, before)) {
-          stamped.run(toSql(value ?? null), null, nextUpdated(updated as string), id!);
-          last = id as number;
-          continue;
-        }
-      } else {
-        // A column an older svc wrote, whose type is not recorded: the value as written while the
-        // row's JSON text still holds it (a conversion that changes the columns clears the shape).
-        const written = shape !== null && typeof text === 'string' ? ownValue(JSON.parse(text) as MemberData, field.name) : undefined;
-        value = written !== undefined && written !== null ? storedAs(field.type, written) : fromSql(field.type, v!);
+  eachRow(statements, t, from, `${value}, ${quoteIdent(TEXT_COLUMN)}, ${quoteIdent(SHAPE_COLUMN)}, "updated"`, ([id, v, text, shape, updated]) => {
+    const current = shape === shapeId && typeof text === 'string';
+    let value: Value | undefined;
+    if (current) value = ownValue(JSON.parse(text) as MemberData, field.name);
+    else if (held !== undefined) {
+      // The value as a read in the type the column held gave it (a boolean kept as 1 is true),
+      // then in the new type: a boolean made text reads "true", as the MongoDB store reads the
+      // boolean it keeps.
+      const before = fromSql(held, v!);
+      value = before === undefined || before === null ? undefined : storedAs(field.type, before);
+      // A value the new type cannot hold as it was ("0123" as 123, 5 as true, 1.5 as 2, "abc" as
+      // absent) makes the member another one at the same `updated`, which a change back to the
+      // old type (the same model file, the same ETag version) would serve under its old ETag:
+      // it is stamped again, as a write stamps it (README "Concurrency").
+      if (before !== undefined && before !== null && !readsBackAs(held, value, before)) {
+        stamped.run(toSql(value ?? null), null, nextUpdated(updated as string), id!);
+        return;
       }
-      write.run(toSql(value ?? null), current ? shape : null, id!);
-      last = id as number;
+    } else {
+      // A column an older svc wrote, whose type is not recorded: the value as written while the
+      // row's JSON text still holds it (a conversion that changes the columns clears the shape).
+      const written = shape !== null && typeof text === 'string' ? ownValue(JSON.parse(text) as MemberData, field.name) : undefined;
+      value = written !== undefined && written !== null ? storedAs(field.type, written) : fromSql(field.type, v!);
+    }
+    write.run(toSql(value ?? null), current ? shape : null, id!);
+  });
+}
+
+/**
+ * `each` row of table `t` whose column `col` is not NULL, with `"id"` and then `columns` read, in
+ * the order of their ids, CONVERT_BATCH rows a statement (each page is read whole before `each`
+ * writes to its rows, so a write cannot move a row under the read).
+ */
+function eachRow(statements: Statements, t: string, col: string, columns: string, each: (row: SQLOutputValue[]) => void): void {
+  const read = `SELECT "id", ${columns} FROM ${t} WHERE "id" > ? AND ${col} IS NOT NULL ORDER BY "id" LIMIT ${CONVERT_BATCH}`;
+  for (let last = 0, rows = statements.rows(read, [last]); rows.length > 0; rows = statements.rows(read, [last])) {
+    for (const row of rows) {
+      each(row);
+      last = row[0] as number;
     }
   }
 }
@@ -339,22 +349,18 @@ function convert(statements: Statements, t: string, from: string, to: string, fi
  * `held` is the type the column held values of (undefined: not recorded).
  */
 function canonicalDates(statements: Statements, t: string, col: string, type: 'date' | 'date-time', held: FieldType | undefined): void {
-  const read = `SELECT "id", ${col}, "updated" FROM ${t} WHERE "id" > ? AND ${col} IS NOT NULL ORDER BY "id" LIMIT ${CONVERT_BATCH}`;
   const write = statements.get(`UPDATE ${t} SET ${col} = ?, ${quoteIdent(SHAPE_COLUMN)} = NULL WHERE "id" = ?`);
   const stamped = statements.get(`UPDATE ${t} SET ${col} = ?, ${quoteIdent(SHAPE_COLUMN)} = NULL, "updated" = ? WHERE "id" = ?`);
-  for (let last = 0, rows = statements.rows(read, [last]); rows.length > 0; rows = statements.rows(read, [last])) {
-    for (const [id, v, updated] of rows) {
-      last = id as number;
-      const text = fromSql('string', v!) as string;
-      const value = storedAs(type, text);
-      if (value === text) continue;
-      // The value as a read in the type the column held gave it: a date made date-time reads back
-      // as the same date (no new `updated`); a date-time made date, or text rewritten, does not.
-      const before = held === undefined ? undefined : fromSql(held, v!);
-      if (before !== undefined && before !== null && readsBackAs(held, value, before)) write.run(toSql(value ?? null), id!);
-      else stamped.run(toSql(value ?? null), nextUpdated(updated as string), id!);
-    }
-  }
+  eachRow(statements, t, col, `${col}, "updated"`, ([id, v, updated]) => {
+    const text = fromSql('string', v!) as string;
+    const value = storedAs(type, text);
+    if (value === text) return;
+    // The value as a read in the type the column held gave it: a date made date-time reads back
+    // as the same date (no new `updated`); a date-time made date, or text rewritten, does not.
+    const before = held === undefined ? undefined : fromSql(held, v!);
+    if (before !== undefined && before !== null && readsBackAs(held, value, before)) write.run(toSql(value ?? null), id!);
+    else stamped.run(toSql(value ?? null), nextUpdated(updated as string), id!);
+  });
 }
 
 /** `base`, or `base~2`, `base~3`, … : the first that is not `taken` (`~` is in no model or field name). */
