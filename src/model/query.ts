@@ -2,7 +2,7 @@
 
 import { validationError, type FieldError } from '../errors.ts';
 import { CONDITIONS, type Condition, type FieldDef, type FieldType, type Filter, type Model, type Order, type Query, type Value } from './types.ts';
-import { parseValue } from './values.ts';
+import { charLength, parseValue } from './values.ts';
 
 /** Parameters that are not filters. A field named like one is filtered as `<field>__exact`. */
 export const RESERVED_PARAMS = ['start', 'count', 'order_by', 'format_as'] as const;
@@ -148,21 +148,14 @@ function parseFilterValue(field: FieldDef, condition: Condition, raw: string): {
       return { value: bounds };
     }
     default: {
-      if (TEXT_CONDITIONS.includes(condition) && codePoints(raw) > MAX_TEXT_CONDITION_CHARS) {
-        return { message: `is a text of at most ${MAX_TEXT_CONDITION_CHARS} characters for "${condition}", not ${codePoints(raw)}` };
+      // Code points, as max_length counts them (never more than the UTF-16 length).
+      if (TEXT_CONDITIONS.includes(condition) && raw.length > MAX_TEXT_CONDITION_CHARS && charLength(raw) > MAX_TEXT_CONDITION_CHARS) {
+        return { message: `is a text of at most ${MAX_TEXT_CONDITION_CHARS} characters for "${condition}", not ${charLength(raw)}` };
       }
       const p = one(raw);
       return p.ok ? { value: p.value } : { message: p.message };
     }
   }
-}
-
-/** Characters (code points) of `s`; its length where that is within MAX_TEXT_CONDITION_CHARS (its code points are then too). */
-function codePoints(s: string): number {
-  if (s.length <= MAX_TEXT_CONDITION_CHARS) return s.length;
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
 }
 
 /** Parses the query parameters of a list request. `defaultOrder` applies when `order_by` is absent. */
