@@ -4,7 +4,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { JsonTextError, readJson } from './json-text.ts';
-import { DEFAULT_MAX_LENGTH, FIELD_OPTIONS, FIELD_TYPES, INDEX_PARTS, type FieldDef, type IndexDef, type IndexKey, type IndexPart, type Model } from './types.ts';
+import { DEFAULT_MAX_LENGTH, FIELD_OPTIONS, FIELD_TYPES, INDEX_PARTS, isDateType, type FieldDef, type IndexDef, type IndexKey, type IndexPart, type Model } from './types.ts';
 import { splitSuffix } from './query.ts';
 import { parseValue } from './values.ts';
 
@@ -205,7 +205,7 @@ function indexKey(fields: ReadonlyMap<string, FieldDef>, key: string): IndexKey 
   }
   if (part === undefined) return { field };
   if (!(INDEX_PARTS as readonly string[]).includes(part)) return `${shown} is not a field or a part of one ${parts}`;
-  if (def.type !== 'date' && def.type !== 'date-time') return `__${part} is a part of date and date-time values; ${field} is ${def.type}`;
+  if (!isDateType(def.type)) return `__${part} is a part of date and date-time values; ${field} is ${def.type}`;
   return { field, part: part as IndexPart };
 }
 

@@ -5,6 +5,11 @@ export const FIELD_TYPES = ['string', 'text', 'integer', 'float', 'boolean', 'da
 export type DeclaredType = (typeof FIELD_TYPES)[number];
 export type FieldType = DeclaredType | 'auto';
 
+/** Whether a field of `type` holds dates or date-times: canonical text, with month and day parts. */
+export function isDateType(type: FieldType | undefined): type is 'date' | 'date-time' {
+  return type === 'date' || type === 'date-time';
+}
+
 /** Options a field definition may carry, besides `type`. */
 export const FIELD_OPTIONS = ['type', 'required', 'max_length', 'editable', 'default_value', 'label', 'description', 'index'] as const;
 

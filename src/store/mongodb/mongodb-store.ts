@@ -1,7 +1,7 @@
 // The MongoDB store (README "MongoDB"): one database per app, one collection per model, on the official driver.
 
 import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb';
-import { INDEX_PARTS, type FieldType, type Filter, type Member, type MemberData, type Model, type Query } from '../../model/types.ts';
+import { INDEX_PARTS, isDateType, type FieldType, type Filter, type Member, type MemberData, type Model, type Query } from '../../model/types.ts';
 import { readsBackAs } from '../../model/values.ts';
 import { DEFAULT_STORE_TIME_MS, jsonTexts, modelSignature, nextUpdated, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { acquireClient, clientOptions, databaseName } from './connection.ts';
@@ -257,14 +257,14 @@ class MongoStore implements Store {
     const counter = await this.#counters.findOne({ _id: { $eq: model.name } }, { projection: { types: 1, canonicalDates: 1 } });
     // Recorded by an svc that kept a date field's text as it was: it holds strings, as that svc served them.
     const recorded = Object.fromEntries(
-      Object.entries(counter?.types ?? {}).map(([k, type]) => [k, counter?.canonicalDates !== true && (type === 'date' || type === 'date-time') ? 'string' : type] as const),
+      Object.entries(counter?.types ?? {}).map(([k, type]) => [k, counter?.canonicalDates !== true && isDateType(type) ? 'string' : type] as const),
     );
     for (const f of model.declared) {
       const key = fieldKey(model, f.name);
       // Its stored parts go with the old value (#fillParts makes those the model stores again).
       const parts = Object.fromEntries(INDEX_PARTS.map((part) => [partKey(key, part), ''] as const));
       const other = { [key]: { $type: otherTypes(f.type) } };
-      const dates = (f.type === 'date' || f.type === 'date-time') && recorded[key] !== f.type;
+      const dates = isDateType(f.type) && recorded[key] !== f.type;
       const query =
         f.type === 'integer' && recorded[key] !== 'integer' ? { $or: [other, notInteger(key)] } : dates ? { $or: [other, { [key]: { $type: 'string' } }] } : other;
       await rewrite(c, c.find(query, { projection: { [key]: 1, updated: 1 } }), (doc) => {
@@ -274,7 +274,7 @@ class MongoStore implements Store {
         // Text in a field that was date or date-time was read as such: a date made date-time
         // reads back as the same date, also one a process on an older model file wrote as text
         // not in canonical form (as SQLite's canonicalDates compares the value a read gave).
-        const wasDate = typeof before === 'string' && (recorded[key] === 'date' || recorded[key] === 'date-time');
+        const wasDate = typeof before === 'string' && isDateType(recorded[key]);
         const held = wasDate ? recorded[key] : typeOfValue(before);
         const read = wasDate ? retyped(held!, before) : before;
         const lossy = read === undefined || !readsBackAs(held, value, read);

@@ -1,7 +1,7 @@
 // The tables of an SQLite store: bookkeeping, one table per model, migrated when a model gains fields.
 
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
-import type { FieldDef, FieldType, MemberData, Model, Value } from '../../model/types.ts';
+import { isDateType, type FieldDef, type FieldType, type MemberData, type Model, type Value } from '../../model/types.ts';
 import { ownValue, readsBackAs, storedAs } from '../../model/values.ts';
 import { fromSql } from './rows.ts';
 import { columnsSql, datePartSql, partKey, quoteIdent, textExpr, toSql, type Indexes, type TableShape } from './sql.ts';
@@ -204,7 +204,7 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   // holds its value, and a value that does not read back as it was stamps the member again.
   for (const field of model.declared) {
     const held = typeOf.get(field.name);
-    if ((field.type === 'date' || field.type === 'date-time') && held !== field.type) canonicalDates(statements, t, quoteIdent(columnOf.get(field.name)!), field.type, held);
+    if (isDateType(field.type) && held !== field.type) canonicalDates(statements, t, quoteIdent(columnOf.get(field.name)!), field.type, held);
   }
   for (const field of model.declared) {
     const col = columnOf.get(field.name)!;
