@@ -11,7 +11,9 @@ import { appServer, send } from '../helpers/server.ts';
 const ATOM = 'application/atom+xml';
 
 t.test('a tag matches only as the server sends it', async (t) => {
-  const server = await appServer(t, { models: { people: { fields: { name: { type: 'string' } } } }, resources: { 'people.ts': 'svc.delegate();\n' } });
+  // A fixed origin: the Atom tag's version hashes the collection URL, and with the test server's port
+  // it was all digits in about 2% of runs (upper case then spelt it the same, and the test failed).
+  const server = await appServer(t, { models: { people: { fields: { name: { type: 'string' } } } }, resources: { 'people.ts': 'svc.delegate();\n' } }, { publicUrl: 'https://api.example.com' });
   const url = server.at('/resources/people');
   const { id } = (await (await send(url, 'POST', { name: 'Ada' })).json()) as { id: number };
   const member = `${url}/${id}`;
