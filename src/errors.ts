@@ -2,6 +2,8 @@
 // Codes are never reused; a retired code stays here, marked retired. The README reproduces this
 // table (test/unit/readme.test.ts keeps the two in step; `node scripts/sync-readme.ts` rewrites it).
 
+import { STATUS_CODES } from 'node:http';
+
 export interface CatalogueEntry {
   readonly status: number;
   readonly title: string;
@@ -118,9 +120,14 @@ export class SvcError extends Error {
   }
 }
 
-/** HTTP reason phrases for statuses a handler may set itself (titles of handler-rendered problems). */
+/**
+ * The title of a problem a handler renders with `status` (README "Responses": "the status's
+ * title"): its reason phrase, as the status line says it (RFC 9457 §4.2.1: with `about:blank`, the
+ * title is the status's phrase), RFC 9110's wording first, then Node's for the statuses RFC 9110
+ * does not name; a status no one names (499) gets its class's.
+ */
 export function statusTitle(status: number): string {
-  return STATUS_TITLES[status] ?? (status >= 500 ? 'Internal Server Error' : status >= 400 ? 'Bad Request' : 'OK');
+  return STATUS_TITLES[status] ?? STATUS_CODES[status] ?? (status >= 500 ? 'Internal Server Error' : status >= 400 ? 'Bad Request' : 'OK');
 }
 
 /** The reason phrase the status line carries, when it differs from Node's (RFC 9110 wording, as problem titles). */
