@@ -45,3 +45,32 @@ t.test('preflight: 204 with the methods the collection serves', async (t) => {
   t.equal((await preflight('/resources/nope', 'GET')).status, 404);
   t.equal((await preflight('/resources/types', 'GET')).headers.get('access-control-allow-methods'), 'GET, HEAD');
 });
+
+// README "CORS": the methods of the on<Event> functions a handler defines, read from its source; every
+// method only for a handler that defines none (a top-level script), where only running it would tell.
+t.test('preflight: a handler of event functions gets the methods of the events it defines', async (t) => {
+  const server = await appServer(
+    t,
+    {
+      models: { ...MODELS, reads: MODELS.notes, script: MODELS.notes },
+      resources: {
+        'notes.ts': HANDLER_FORMS[0].code,
+        'reads.ts': 'export function onList() { svc.delegate(); }\nexport function onRetrieve() { svc.delegate(); }\n',
+        'script.ts': "if (zget('/request/method') === 'GET') svc.delegate();\n",
+      },
+    },
+    { cors: ['*'] },
+  );
+  const allowed = async (path: string, method: string) => {
+    const res = await fetch(server.at(path), { method: 'OPTIONS', headers: { origin: 'https://x.example', 'access-control-request-method': method } });
+    t.equal(res.status, 204);
+    return res.headers.get('access-control-allow-methods');
+  };
+  t.equal(await allowed('/resources/reads', 'POST'), 'GET, HEAD', 'onList only on the collection');
+  t.equal(await allowed('/resources/reads/1', 'DELETE'), 'GET, HEAD', 'onRetrieve only on a member');
+  const create = await fetch(server.at('/resources/reads'), { method: 'POST', headers: { origin: 'https://x.example', 'content-type': 'application/json' }, body: '{}' });
+  t.equal(create.status, 405, 'what the preflight left out is 405');
+  t.equal(create.headers.get('allow'), 'GET, HEAD');
+  t.equal(await allowed('/resources/script', 'POST'), 'GET, PUT, POST, DELETE, HEAD', 'a top-level script: every method');
+  t.equal(await allowed('/resources/script/1', 'PUT'), 'GET, PUT, POST, DELETE, HEAD');
+});
