@@ -12,7 +12,7 @@ import type { AppSettings } from './settings.ts';
 
 export interface Target {
   readonly collection: string;
-  /** The raw member id segment of the URL (not yet checked to be an integer). */
+  /** The member id segment of the URL, percent-decoded (not yet checked to be an integer). */
   readonly id?: string;
   /** Path info after the member id, with its leading `/`. */
   readonly pathInfo?: string;

@@ -95,6 +95,21 @@ export function queryParams(raw: string): Map<string, string> {
 }
 
 /**
+ * A member id segment of a URL path as the request parameter `<collection>Id` reads it (SPEC §4):
+ * percent-decoded, as a query parameter is (`a%20b` is `a b`, `caf%C3%A9` is `café`, `a%2Fb` is
+ * `a/b`), but with `+` kept (it is a space only in a query); a `%` that starts no escape is taken
+ * literally, as queryParams takes it. Escapes that are not UTF-8 are 400 `invalid-query` naming
+ * the parameter, as such a query parameter is.
+ */
+export function memberIdParam(raw: string, name: string): string {
+  if (!raw.includes('%')) return raw;
+  if (!escapesAreUtf8(raw)) {
+    throw validationError('invalid-query', 'Invalid query', [{ parameter: name.slice(0, 64), message: 'is not UTF-8: percent-encode the UTF-8 bytes of the member id' }]);
+  }
+  return raw.replace(ESCAPES, (run) => decodeURIComponent(run));
+}
+
+/**
  * `<field>__<suffix>` (a filter's condition, an index key's date part) split at its last `__`: a
  * field name has no `__` of its own but may end in `_` (`a_` in `a___gt`); no `__`, no suffix.
  */

@@ -12,7 +12,7 @@ import type { Limits } from '../exchange/limits.ts';
 import type { Logger } from '../exchange/log.ts';
 import type { ResponseSink } from '../exchange/response.ts';
 import { typeMetadata } from '../model/metadata.ts';
-import { queryParams } from '../model/query.ts';
+import { memberIdParam, queryParams } from '../model/query.ts';
 import { typeFromText } from '../model/validate.ts';
 import type { Model } from '../model/types.ts';
 import { byMediaType, REPRESENTATIONS } from '../representation/index.ts';
@@ -384,6 +384,8 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     ending.log = log;
 
     const query = queryParams(q === -1 ? '' : target.slice(q + 1));
+    // The member id is a request parameter (SPEC §4), decoded as the query's are; the path info stays as sent.
+    const id = r.id === undefined ? undefined : memberIdParam(r.id, `${r.collection}Id`);
     // The representation depends on Accept: a cache must not serve one client's to another, nor
     // the 406 one Accept gets to another (RFC 9110 §12.5.5), so Vary is set before negotiating.
     const vary = sink.headers.get('vary');
@@ -405,7 +407,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       body = memberBody(req, rawBody, model);
     }
     const params = new Map(query);
-    if (r.id !== undefined) params.set(`${r.collection}Id`, r.id);
+    if (id !== undefined) params.set(`${r.collection}Id`, id);
 
     const ex: Exchange = {
       id: requestId,
@@ -417,7 +419,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
       settings: app.settings,
       handler,
       model,
-      target: { collection: r.collection, event: r.event, ...(r.id !== undefined ? { id: r.id } : {}), ...(r.pathInfo !== undefined ? { pathInfo: r.pathInfo } : {}) },
+      target: { collection: r.collection, event: r.event, ...(id !== undefined ? { id } : {}), ...(r.pathInfo !== undefined ? { pathInfo: r.pathInfo } : {}) },
       method,
       path: pathname,
       origin: originOf(host, app.name),
