@@ -108,7 +108,7 @@ async function readPage<T>(source: AsyncIterable<T>, start: number, count: numbe
 }
 
 async function list(ex: Exchange, model: Model, collect: boolean): Promise<DelegateResult> {
-  collectionPreconditions(ex, 'listed');
+  if (collectionPreconditions(ex, 'listed')) return {};
   const rep = ex.representation;
   // `<collection>Id` is a member URL's parameter: on a list it is a parameter like any other (a
   // filter when the model has such a field).
@@ -231,17 +231,22 @@ async function retrieve(ex: Exchange, model: Model, collect: boolean): Promise<D
 /**
  * Throws 412 when a precondition on the collection's own URL fails (RFC 9110 §13.1.1-2): a list or
  * feed has no entity tag, so an If-Match of tags never matches (`*` does: the collection exists),
- * and If-None-Match `*` never holds on a POST (the collection has a current representation).
+ * and If-None-Match `*` never holds on a POST (the collection has a current representation). On a
+ * list (GET, HEAD) a failed If-None-Match `*` is 304 instead (§13.1.2): sent here, and true.
  */
-function collectionPreconditions(ex: Exchange, nothing: string): void {
+function collectionPreconditions(ex: Exchange, nothing: string): boolean {
   const { ifMatch, ifNoneMatch } = preconditions(ex);
   // An If-Match of tags (`*` reads as none).
   if (ifMatch !== undefined) {
     throw new SvcError('precondition-failed', `A collection has no ETag, so the If-Match you sent names none of its states (only * does); nothing was ${nothing}.`);
   }
-  if (ex.method === 'POST' && ifNoneMatch === '*') {
+  if (ifNoneMatch !== '*') return false;
+  if (ex.method === 'POST') {
     throw new SvcError('precondition-failed', `The collection exists, and If-None-Match: * asks that it does not; nothing was ${nothing}.`);
   }
+  ex.res.setStatus(304);
+  ex.res.end();
+  return true;
 }
 
 /**

@@ -5,7 +5,8 @@
 // the server MUST NOT perform the method and answers 412. §13.1.2: If-None-Match `*` is false when
 // the target resource has a current representation, which a collection always has: a POST asking
 // "only if nothing is there" is 412, and nothing is created. `If-Match: *` holds (the collection
-// exists), and If-None-Match with tags holds (none matches), so those go ahead as before.
+// exists), and If-None-Match with tags holds (none matches), so those go ahead as before. On a list,
+// If-None-Match `*` is false too, and a GET or HEAD whose If-None-Match is false is 304 (it was 200).
 
 import t from 'tap';
 import { appServer, eachHandlerForm, send } from '../helpers/server.ts';
@@ -29,6 +30,14 @@ eachHandlerForm(t, async (t, delegate) => {
     const star = await fetch(url, { method, headers: { 'if-match': '*' } });
     t.equal(star.status, 200, `${method} list, If-Match *: 200`);
     await star.arrayBuffer();
+    // §13.1.2: If-None-Match `*` is false (the collection has a current representation); on a GET
+    // or HEAD that is 304 Not Modified, not the list.
+    const none = await fetch(url, { method, headers: { 'if-none-match': '*' } });
+    t.equal(none.status, 304, `${method} list, If-None-Match *: 304`);
+    t.equal(await none.text(), '', 'no body');
+    const tags = await fetch(url, { method, headers: { 'if-none-match': '"zz"' } });
+    t.equal(tags.status, 200, `${method} list, If-None-Match of a tag: 200 (a list has no tag to match)`);
+    await tags.arrayBuffer();
   }
 
   for (const [headers, why] of [
