@@ -72,6 +72,15 @@ export interface Limits {
    */
   readonly maxHandlerBytes: number;
   /**
+   * Files one handler's build may read or look for, its entry file and the files it imports
+   * together, each name an import looked for counted once (an import without its extension looks
+   * for up to eight: `./x`, `./x.ts`, `./x.js`, …, `./x/index.js`). Every request stats each of
+   * them, on the event loop all apps share, to see a change (about 1 µs each). Default 512 (a
+   * hand-written handler reads a few; this is a small vendored library); over it the handler is
+   * 500 `handler-compile-error` naming this limit, and the build looks for no more.
+   */
+  readonly maxHandlerFiles: number;
+  /**
    * Time esbuild may take to compile one handler, in milliseconds. Default 5000 (a handler of
    * maxHandlerBytes compiles in well under 1 s); over it the build's esbuild process is stopped
    * and the handler is 500 `handler-compile-error` until its content changes.
@@ -97,6 +106,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   fetchTimeoutMs: 5000,
   fetchMaxBytes: 1024 * 1024,
   maxHandlerBytes: 256 * 1024,
+  maxHandlerFiles: 512,
   compileTimeoutMs: 5000,
 };
 

@@ -89,7 +89,7 @@ function formsFooter(source: string, collection: string): string {
 }
 
 interface Entry {
-  /** Every file the build read or looked for, with its fingerprint then. */
+  /** Every file the build read or looked for (at most maxHandlerFiles), with its fingerprint then. */
   readonly inputs: ReadonlyMap<string, string>;
   readonly artifact: Artifact;
 }
@@ -161,15 +161,18 @@ function inTurn<T>(appDir: string, build: () => Promise<T>): Promise<T> {
   return run;
 }
 
+/** The limits a build is held to. */
+export type CompileLimits = Pick<Limits, 'maxHandlerBytes' | 'maxHandlerFiles' | 'compileTimeoutMs'>;
+
 /** The compiled handlers of one app directory. */
 export class Compiler {
   readonly #appDir: string;
   readonly #realAppDir: string;
-  readonly #limits: Pick<Limits, 'maxHandlerBytes' | 'compileTimeoutMs'>;
+  readonly #limits: CompileLimits;
   readonly #entries = new Map<string, Entry>();
   readonly #pending = new Map<string, Promise<Artifact>>();
 
-  constructor(appDir: string, limits: Pick<Limits, 'maxHandlerBytes' | 'compileTimeoutMs'> = DEFAULT_LIMITS) {
+  constructor(appDir: string, limits: CompileLimits = DEFAULT_LIMITS) {
     this.#appDir = resolve(appDir);
     this.#realAppDir = realpathSync(this.#appDir);
     this.#limits = limits;
@@ -205,7 +208,7 @@ export class Compiler {
     const inputs = new Map<string, string>();
     const hash = createHash('sha256').update(`${COMPILER_VERSION}\0${rel}\0`);
     const sources = new Map<string, string>();
-    const { maxHandlerBytes, compileTimeoutMs } = this.#limits;
+    const { maxHandlerBytes, maxHandlerFiles, compileTimeoutMs } = this.#limits;
 
     const known = remembered.get(file);
     if (known) {
@@ -220,8 +223,23 @@ export class Compiler {
     }
     /** Bytes the build may still read: the entry and its imports together stay within maxHandlerBytes. */
     let budget = maxHandlerBytes;
-    let tooLarge = false;
-    const overBound = `The handler ${rel} with its imports is over ${maxHandlerBytes} bytes (the server's maxHandlerBytes limit): make it smaller`;
+    const overBytes = `The handler ${rel} with its imports is over ${maxHandlerBytes} bytes (the server's maxHandlerBytes limit): make it smaller`;
+    const overFiles =
+      `The handler ${rel} with its imports reads or looks for more than ${maxHandlerFiles} files (the server's maxHandlerFiles limit): ` +
+      'import fewer files, each with its extension (`./lib/x.ts`; `./lib/x` looks for up to 8)';
+    /** The error of the first of the server's bounds the build met. */
+    let overBound: string | undefined;
+    /**
+     * Whether the build may read or look for `path`. Every request stats each input again, on the
+     * event loop all apps share, so a build stops at maxHandlerFiles of them; a failed one too,
+     * whose inputs are kept so that a fix is seen. Those it stopped at were all looked for because
+     * of files it had read, recorded before it: until one of them changes, it would stop again.
+     */
+    const mayLookFor = (path: string): boolean => {
+      if (inputs.has(path) || inputs.size < maxHandlerFiles) return true;
+      overBound ??= overFiles;
+      return false;
+    };
 
     const guard: esbuild.Plugin = {
       name: 'svc-app-only',
@@ -239,6 +257,7 @@ export class Compiler {
           if (!base.startsWith(appDir + sep)) return { errors: [{ text: `Cannot import "${args.path}": it is outside the app directory` }] };
           const candidates = base.endsWith('.js') ? [`${base.slice(0, -3)}.ts`, ...RESOLVE_SUFFIXES.map((s) => base + s)] : RESOLVE_SUFFIXES.map((s) => base + s);
           for (const candidate of candidates) {
+            if (!mayLookFor(candidate)) return { errors: [{ text: overFiles }] };
             const st = statNow(candidate);
             inputs.set(candidate, st?.key ?? 'missing');
             if (!st?.isFile) continue;
@@ -252,6 +271,7 @@ export class Compiler {
         });
         build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
           const abs = join(appDir, args.path);
+          if (!mayLookFor(abs)) return { errors: [{ text: overFiles }] };
           inputs.set(abs, fingerprint(abs)); // before reading: a change while reading is seen next time
           let read: string;
           try {
@@ -259,8 +279,8 @@ export class Compiler {
           } catch (err) {
             if (!(err instanceof AppFileError)) throw err;
             if (err.refusal === 'too-large') {
-              tooLarge = true;
-              return { errors: [{ text: overBound }] };
+              overBound ??= overBytes;
+              return { errors: [{ text: overBytes }] };
             }
             return { errors: [{ text: unreadText(err, rel, (args.pluginData as Specifier | undefined)?.specifier) }] };
           }
@@ -339,7 +359,7 @@ export class Compiler {
       } else {
         // Over the bound, the error is the bound's alone: clients see it in any mode, and esbuild's
         // first error may be another file's (`Expected ";" but found "…"`), which holds source.
-        const error: CompileError = tooLarge ? { text: overBound, bound: true } : this.#describe(err, rel, sources.get(rel));
+        const error: CompileError = overBound !== undefined ? { text: overBound, bound: true } : this.#describe(err, rel, sources.get(rel));
         artifact = { ok: false, hash: hash.digest('hex'), rel, error };
       }
     }

@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { DEFAULT_LIMITS } from '../../src/exchange/limits.ts';
 import { Compiler } from '../../src/sandbox/compile.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-srcmap-'));
@@ -27,7 +28,7 @@ const write = (rel: string, code: string) => {
   return join(app, rel);
 };
 // A short time bound: a build that waits on the FIFO fails fast instead of taking 5 s.
-const compiler = new Compiler(app, { maxHandlerBytes: 256 * 1024, compileTimeoutMs: 2000 });
+const compiler = new Compiler(app, { ...DEFAULT_LIMITS, compileTimeoutMs: 2000 });
 
 t.test('a source-map comment naming a host file is not followed: the handler compiles as without it', async (t) => {
   const cases: [string, string][] = [
