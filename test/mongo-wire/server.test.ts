@@ -94,6 +94,21 @@ t.test('createIndex is recorded and listed', async (t) => {
   t.same((await client.db('indexes').listCollections().toArray()).map((c) => c.name), ['things']);
 });
 
+t.test('a collection holds at most 64 indexes, _id included, as on MongoDB', async (t) => {
+  const col = client.db('indexes').collection('many');
+  const key = (i: number) => ({ [`f${i}`]: 1 });
+  await col.createIndexes(Array.from({ length: 62 }, (_, i) => ({ key: key(i) })));
+  const past = await col.createIndexes([{ key: key(62) }, { key: key(63) }]).catch((e: unknown) => e);
+  t.ok(past instanceof MongoServerError);
+  t.match(past, { code: 67, codeName: 'CannotCreateIndex', message: /^add index fails, too many indexes for indexes\.many key:\{"f63":1\}$/ });
+  t.equal((await col.indexes()).length, 63, 'a command that goes past the limit makes none of its indexes');
+  t.equal(await col.createIndex(key(62)), 'f62_1', 'the 64th');
+  t.equal(await col.createIndex(key(0)), 'f0_1', 'an index that is there already is no new one');
+  t.match(await col.createIndex(key(64)).catch((e: unknown) => e), { code: 67 }, 'the 65th');
+  await col.dropIndex('f0_1');
+  t.equal(await col.createIndex(key(64)), 'f64_1', 'room again once one is dropped');
+});
+
 t.test('a duplicate _id is a MongoServerError with code 11000', async (t) => {
   const col = client.db('duplicates').collection<{ _id: number }>('things');
   await col.insertOne({ _id: 1 });

@@ -34,6 +34,8 @@ const CHECKSUM_PRESENT = 1 << 0;
 const MORE_TO_COME = 1 << 1;
 /** MongoDB 8.0. The v7 driver accepts 9 (MIN_SUPPORTED_WIRE_VERSION, MongoDB 4.4) up to 29. */
 const MAX_WIRE_VERSION = 25;
+/** Indexes in one collection, `_id`'s included: MongoDB refuses the 65th (createIndexes below). */
+const MAX_INDEXES = 64;
 /** Documents in a first batch when the command gives no batchSize, as on a real server. */
 const DEFAULT_FIRST_BATCH = 101;
 
@@ -417,13 +419,22 @@ const COMMANDS: Record<string, (m: Memory, db: string, cmd: Document) => Documen
     // As MongoDB: the same keys under another name, or another key under the same name, is refused
     // (https://www.mongodb.com/docs/manual/reference/command/createIndexes/); the same index again is nothing.
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const added: Document[] = [];
     for (const index of cmd.indexes) {
-      const named = coll.indexes.find((i) => i.name === index.name);
+      const named = [...coll.indexes, ...added].find((i) => i.name === index.name);
       if (named && !same(named.key, index.key)) throw new CommandError(86, 'IndexKeySpecsConflict', `An existing index has the same name as the requested index: ${index.name}`);
-      const keyed = [{ key: { _id: 1 }, name: '_id_' }, ...coll.indexes].find((i) => same(i.key, index.key));
+      const keyed = [{ key: { _id: 1 }, name: '_id_' }, ...coll.indexes, ...added].find((i) => same(i.key, index.key));
       if (keyed && keyed.name !== index.name) throw new CommandError(85, 'IndexOptionsConflict', `Index already exists with a different name: ${keyed.name}`);
-      if (!named) coll.indexes.push({ v: 2, ...index });
+      // As MongoDB: at most 64 indexes in a collection, _id's included (IndexCatalogImpl's
+      // kMaxNumIndexesAllowed; https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-Number-of-Indexes-per-Collection).
+      // The command is refused whole, none of its indexes made: what a real server does with the
+      // specs of one command that go past the limit part way is assumed here, not observed.
+      if (!named && numIndexesBefore + added.length >= MAX_INDEXES) {
+        throw new CommandError(67, 'CannotCreateIndex', `add index fails, too many indexes for ${db}.${cmd.createIndexes} key:${EJSON.stringify(index.key)}`);
+      }
+      if (!named) added.push({ v: 2, ...index });
     }
+    coll.indexes.push(...added);
     return { createdCollectionAutomatically, numIndexesBefore, numIndexesAfter: coll.indexes.length + 1 };
   },
 
