@@ -17,6 +17,30 @@ export const FIELD_NAME = /^(?!.*__)[A-Za-z_][A-Za-z0-9_]*$/;
 export const MAX_INDEXES = 8;
 export const MAX_INDEX_KEYS = 4;
 /**
+ * Indexes MongoDB holds in one collection, `_id`'s included; it refuses to create one more
+ * (https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-Number-of-Indexes-per-Collection).
+ */
+export const MONGODB_MAX_INDEXES = 64;
+/**
+ * Indexes every collection has besides its model's: the id's, `(updated, id)` and newest first
+ * `(updated desc, id)`, as MongoDB counts them (the MongoDB store makes all three; SQLite's rowid
+ * and its one index on `updated` are fewer, and count the same here, so both refuse one model).
+ */
+export const STORE_INDEXES = 3;
+/**
+ * Of MONGODB_MAX_INDEXES, those a model's own indexes leave free on purpose: the MongoDB store
+ * keeps the index of a field removed from the model (an instance still on the previous model file
+ * filters and orders by it) while there is room, so a rolling deploy that renames up to this many
+ * indexed fields at once keeps every instance's indexes.
+ */
+export const REMOVED_FIELD_INDEX_ROOM = 16;
+/**
+ * Indexes one model asks for, at most: its indexed fields' own, its declared `indexes` and the
+ * STORE_INDEXES (48). The same bound on both stores, so a model MongoDB could not hold is refused
+ * everywhere at load (README "Models") instead of serving on SQLite and failing on MongoDB.
+ */
+export const MAX_MODEL_INDEXES = MONGODB_MAX_INDEXES - REMOVED_FIELD_INDEX_ROOM;
+/**
  * Fields a model may declare. SQLite holds at most 2,000 columns in a table, and a field removed
  * from a model keeps its column (its values come back with it): this leaves room for as many.
  */
@@ -173,6 +197,8 @@ export function loadModel(file: string, text: string): LoadResult {
       reasons.push(`indexes.${i}: ${parsed[0]!.field} has an index of its own already (declare more keys, or "index": false on the field)`);
     } else indexes.push({ name, keys: parsed });
   });
+  const indexCount = indexBound(declared, indexes);
+  if (indexCount !== undefined) reasons.push(indexCount);
   const model: Model = {
     name,
     file,
@@ -185,6 +211,23 @@ export function loadModel(file: string, text: string): LoadResult {
   };
   for (const check of checks) reasons.push(...check(model));
   return reasons.length ? { ok: false, reason: reasons.join('; ') } : { ok: true, model };
+}
+
+/**
+ * Why the indexes a model asks for (its indexed fields' own, its declared ones and the store's) are
+ * more than MAX_MODEL_INDEXES, or undefined when they are not.
+ */
+function indexBound(declared: readonly FieldDef[], indexes: readonly IndexDef[]): string | undefined {
+  const fields = declared.filter((f) => f.index !== false).length;
+  const total = fields + indexes.length + STORE_INDEXES;
+  if (total <= MAX_MODEL_INDEXES) return undefined;
+  const over = total - MAX_MODEL_INDEXES;
+  const declaredPart = indexes.length === 0 ? '' : ` + ${indexes.length} declared under "indexes"`;
+  return (
+    `too many indexes: ${fields} indexed field${fields === 1 ? '' : 's'}${declaredPart} + the store's own ${STORE_INDEXES} (id, updated, newest first) = ${total}, ` +
+    `at most ${MAX_MODEL_INDEXES} (MongoDB holds ${MONGODB_MAX_INDEXES} indexes a collection, ${REMOVED_FIELD_INDEX_ROOM} of them kept for the indexes of fields removed from the model): ` +
+    `declare "index": false on ${over} field${over === 1 ? '' : 's'} that no list filters or orders by${indexes.length === 0 ? '' : ', or declare fewer indexes'}`
+  );
 }
 
 /** One key of an `indexes` entry: a declared field, or `<field>__month` / `<field>__day` of a date field; else what is wrong. */

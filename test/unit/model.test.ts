@@ -198,7 +198,33 @@ t.test('validation of create and update', async (t) => {
 
 t.test('a model declares at most 1,000 fields', async (t) => {
   // Past SQLite's 2,000 columns a table, a collection failed with 500 internal-error, though svc check passed it.
-  const many = (n: number) => JSON.stringify({ fields: Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { type: 'integer' }])) });
+  // Unindexed: a model indexes at most 45 fields (the test below).
+  const many = (n: number) => JSON.stringify({ fields: Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { type: 'integer', index: false }])) });
   t.ok(loadModel('models/wide.json', many(1000)).ok, '1,000 fields');
   t.match(loadModel('models/wide.json', many(1001)), { ok: false, reason: /at most 1000 fields/ }, '1,001 fields: refused, with the bound');
+});
+
+t.test('a model asks for at most 48 indexes: its indexed fields, its declared indexes and the store\'s 3', async (t) => {
+  // MongoDB holds 64 indexes a collection; past them every request to the collection was a 500 on
+  // MongoDB only (test/integration/attack-model-too-many-indexes.test.ts). 16 are kept free for the
+  // indexes of removed fields.
+  const fields = (indexed: number, others: Record<string, unknown> = {}) => ({
+    ...Object.fromEntries(Array.from({ length: indexed }, (_, i) => [`f${i}`, { type: 'string' }])),
+    ...others,
+  });
+  const reason = (r: ReturnType<typeof model>) => (r.ok ? undefined : r.reason);
+  t.ok(model(fields(45)).ok, '45 indexed fields + 3 = 48');
+  t.equal(
+    reason(model(fields(46))),
+    'too many indexes: 46 indexed fields + the store\'s own 3 (id, updated, newest first) = 49, at most 48 (MongoDB holds 64 indexes a collection, 16 of them kept for the indexes of fields removed from the model): declare "index": false on 1 field that no list filters or orders by',
+  );
+  const unindexed = { off: { type: 'integer', index: false }, bio: { type: 'text' }, more: { type: 'date', index: false } };
+  t.ok(model(fields(45, unindexed)).ok, 'fields declared "index": false, and text fields not declared "index": true, are not counted');
+  t.match(reason(model(fields(45, { bio: { type: 'text', index: true } }))), /^too many indexes: 46 indexed fields/, 'a text field declared "index": true is');
+  const declared = { indexes: [['f0', 'f1'], ['f1', 'f2'], ['f2', 'f3']] };
+  t.ok(model(fields(42), declared).ok, '42 indexed fields + 3 declared + 3 = 48');
+  t.equal(
+    reason(model(fields(44), declared)),
+    'too many indexes: 44 indexed fields + 3 declared under "indexes" + the store\'s own 3 (id, updated, newest first) = 50, at most 48 (MongoDB holds 64 indexes a collection, 16 of them kept for the indexes of fields removed from the model): declare "index": false on 2 fields that no list filters or orders by, or declare fewer indexes',
+  );
 });
