@@ -31,7 +31,7 @@ export const STORE_INDEXES = 3;
  * Of MONGODB_MAX_INDEXES, those a model's own indexes leave free on purpose: the MongoDB store
  * keeps the index of a field removed from the model (an instance still on the previous model file
  * filters and orders by it) while there is room, so a rolling deploy that renames up to this many
- * indexed fields at once keeps every instance's indexes.
+ * indexed fields at once keeps every instance's indexes (mongodb-store.ts #makeRoom).
  */
 export const REMOVED_FIELD_INDEX_ROOM = 16;
 /**

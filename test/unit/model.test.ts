@@ -207,7 +207,7 @@ t.test('a model declares at most 1,000 fields', async (t) => {
 t.test('a model asks for at most 48 indexes: its indexed fields, its declared indexes and the store\'s 3', async (t) => {
   // MongoDB holds 64 indexes a collection; past them every request to the collection was a 500 on
   // MongoDB only (test/integration/attack-model-too-many-indexes.test.ts). 16 are kept free for the
-  // indexes of removed fields.
+  // indexes of removed fields (test/store/mongo-renamed-fields-index-room.test.ts).
   const fields = (indexed: number, others: Record<string, unknown> = {}) => ({
     ...Object.fromEntries(Array.from({ length: indexed }, (_, i) => [`f${i}`, { type: 'string' }])),
     ...others,

@@ -1,6 +1,7 @@
 // The MongoDB store (README "MongoDB"): one database per app, one collection per model, on the official driver.
 
 import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb';
+import { MONGODB_MAX_INDEXES } from '../../model/load.ts';
 import { INDEX_PARTS, isDateType, type FieldType, type Filter, type Member, type MemberData, type Model, type Query } from '../../model/types.ts';
 import { readsBackAs } from '../../model/values.ts';
 import { DEFAULT_STORE_TIME_MS, jsonTexts, modelSignature, nextUpdated, type ReadOptions, type Store, type WriteResult } from '../store.ts';
@@ -43,6 +44,12 @@ interface CounterDocument {
    * such a recorded type is read as string (#retype).
    */
   canonicalDates?: boolean;
+  /**
+   * When a process last prepared the collection for a model declaring the field, by document key
+   * (the database's clock): which kept indexes of removed fields go first when there is no room
+   * (#makeRoom).
+   */
+  declared?: Record<string, Date>;
 }
 
 /**
@@ -234,6 +241,57 @@ class MongoStore implements Store {
   }
 
   /**
+   * Drops kept indexes of removed fields until the model's indexes (`specs`) fit in the
+   * MONGODB_MAX_INDEXES of a collection with those already there. A field removed from the model
+   * keeps its index because another svc process on the same database may still run an earlier
+   * model file that filters and orders by it (a rolling deploy); load.ts keeps
+   * REMOVED_FIELD_INDEX_ROOM of the 64 free for them, so a valid model always gets its indexes and
+   * the kept ones go only past that room. They go in the order their fields were last declared
+   * by a process preparing the collection (`declared` in svc.counters, recorded here first), the
+   * longest ago first: a field some running process still declares was declared at that process's
+   * start, one removed several model versions ago before that. A kept index with no time recorded
+   * (made before svc recorded them) goes first, in MongoDB's listing order. Indexes svc did not
+   * make are never dropped: when they leave no room, this says so instead of failing in createIndexes.
+   * Two processes that prepare different models of one collection at the same moment may both
+   * count before either creates: MongoDB then refuses the second one's createIndexes, its request
+   * fails, and its next one prepares again (a preparation that failed is forgotten) and finds room.
+   */
+  async #makeRoom(model: Model, c: Collection<Stored>, specs: readonly IndexSpec[]): Promise<void> {
+    const counterId = { _id: { $eq: model.name } };
+    const $currentDate = Object.fromEntries(model.declared.map((f) => [`declared.${fieldKey(model, f.name)}`, true] as const));
+    const counter =
+      model.declared.length === 0
+        ? await this.#counters.findOne(counterId, { projection: { declared: 1 } })
+        : await this.#counters.findOneAndUpdate(counterId, { $currentDate }, { upsert: true, returnDocument: 'after', projection: { declared: 1 } });
+    const existing = await c
+      .listIndexes()
+      .toArray()
+      .catch((e: unknown) => {
+        ignoreMissingIndex(e); // a collection not created yet has none
+        return [];
+      });
+    const present = new Set(['_id_', ...existing.map((i) => String(i.name))]);
+    const wanted = new Set(specs.map((s) => s.name));
+    const after = present.size + [...wanted].filter((name) => !present.has(name)).length;
+    if (after <= MONGODB_MAX_INDEXES) return;
+    const declared = counter?.declared ?? {};
+    const lastDeclared = (key: string) => (declared[key] instanceof Date ? declared[key].getTime() : 0);
+    const kept = existing
+      .map((index) => ({ name: String(index.name), key: keptFieldKey(index) }))
+      .filter((index): index is { name: string; key: string } => index.key !== undefined && !wanted.has(index.name))
+      .sort((a, b) => lastDeclared(a.key) - lastDeclared(b.key)); // stable: ties keep the listing's order
+    const over = after - MONGODB_MAX_INDEXES;
+    if (kept.length < over) {
+      const foreign = existing.map((i) => String(i.name)).filter((name) => name !== '_id_' && !wanted.has(name) && !kept.some((k) => k.name === name));
+      throw new Error(
+        `collection ${model.name}: MongoDB holds at most ${MONGODB_MAX_INDEXES} indexes a collection, and the model's ${wanted.size + 1} (the id's included) ` +
+          `with the ${foreign.length} that svc did not make (${foreign.join(', ')}) are ${over - kept.length} too many: drop some of those, or index fewer fields`,
+      );
+    }
+    for (const { name } of kept.slice(0, over)) await c.dropIndex(name).catch(ignoreMissingIndex);
+  }
+
+  /**
    * Rewrites, in each field's current type, the values an earlier type of the field left (a
    * number in a field that is text now): as reads give them (documents.ts `retyped`), so that
    * filters and orders compare them as the model says. A field's query finds only values of the
@@ -330,7 +388,8 @@ class MongoStore implements Store {
    * `updated`, each `(field, _id)` so that an order and its tie-break are read from the index, and
    * NEWEST_FIRST;
    * none for a field declared `"index": false` (dropped if it had one). Indexes of removed fields
-   * stay (as their values do). Then the values an earlier type of a field left are rewritten.
+   * stay (as their values do) while MongoDB has room for them (#makeRoom). Then the values an
+   * earlier type of a field left are rewritten.
    */
   #collection(model: Model): Promise<Collection<Stored>> {
     if (this.#closed) return Promise.reject(new Error('the store is closed'));
@@ -344,14 +403,16 @@ class MongoStore implements Store {
       const keys = ['updated', ...model.declared.filter((f) => f.index !== false).map((f) => fieldKey(model, f.name))];
       const unindexed = model.declared.filter((f) => f.index === false).map((f) => fieldKey(model, f.name));
       const compound = compoundIndexes(model);
+      const specs: IndexSpec[] = [...keys.map((k): IndexSpec => ({ name: fieldIndexName(k), key: { [k]: 1, _id: 1 } })), NEWEST_FIRST, ...compound];
       const prepared: Prepared = {
         signature,
         ready: this.#connect()
           // Drops first: MongoDB refuses an index on the keys of an existing one under another name
           // (a compound index declared on one field whose own index was just turned off, say).
           .then(() => this.#dropUndeclared(c, compound))
-          .then(() => Promise.all(unindexed.map((k) => c.dropIndex(`${k}_1__id_1`).catch(ignoreMissingIndex))))
-          .then(() => c.createIndexes([...keys.map((k) => ({ key: { [k]: 1, _id: 1 } })), NEWEST_FIRST, ...compound]))
+          .then(() => Promise.all(unindexed.map((k) => c.dropIndex(fieldIndexName(k)).catch(ignoreMissingIndex))))
+          .then(() => this.#makeRoom(model, c, specs))
+          .then(() => c.createIndexes(specs))
           .then(() => this.#retype(model, c))
           .then(() => this.#fillParts(model, c))
           .then(
@@ -377,7 +438,26 @@ class MongoStore implements Store {
  * and `{updated: 1, _id: 1}` reversed is `{updated: -1, _id: -1}`: without this, every such page
  * sorted every member. Other descending orders still sort their matches (README "Collection queries").
  */
-const NEWEST_FIRST = { key: { updated: -1, _id: 1 } } as const;
+const NEWEST_FIRST: IndexSpec = { name: 'updated_-1__id_1', key: { updated: -1, _id: 1 } };
+
+/** An index as createIndexes takes it, named (the names are what #makeRoom counts). */
+interface IndexSpec {
+  readonly name: string;
+  readonly key: Record<string, 1 | -1>;
+}
+
+/** The name of a field's own index `{<key>: 1, _id: 1}`: the one the driver gives it (as earlier versions of svc let it). */
+function fieldIndexName(key: string): string {
+  return `${key}_1__id_1`;
+}
+
+/** The document key of `index` when it is a field's own index as svc makes it (not `updated`'s), else undefined. */
+function keptFieldKey(index: Document): string | undefined {
+  const entries = Object.entries((index.key ?? {}) as Record<string, unknown>);
+  if (entries.length !== 2 || entries[1]![0] !== '_id' || entries[1]![1] !== 1 || entries[0]![1] !== 1) return undefined;
+  const key = entries[0]![0];
+  return key !== 'updated' && index.name === fieldIndexName(key) ? key : undefined;
+}
 
 /** Prefix of the names of the compound indexes a model declares (README "Models", `indexes`). */
 export const COMPOUND_INDEX_PREFIX = 'svc+';
