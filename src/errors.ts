@@ -38,6 +38,7 @@ export const CATALOGUE = {
   'internal-error': { status: 500, title: 'Internal Server Error', fix: 'A bug in the server: the log has the details.' },
   'app-settings-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the app\'s svc.json as `detail` says (its JSON Schema is runtime/svc-settings.schema.json).' },
   'model-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the model file named in `detail` (run `svc check`).' },
+  'models-over-limit': { status: 500, title: 'Internal Server Error', fix: 'The app has more model files, or its models describe more, than one document of type metadata or OpenAPI may hold (README "Limits"): remove what `detail` says (model files, fields, long labels and descriptions).' },
   'handler-compile-error': { status: 500, title: 'Internal Server Error', fix: 'Fix the handler script so that it compiles (run `svc check`).' },
   'handler-error': { status: 500, title: 'Internal Server Error', fix: 'The handler threw: fix the handler script (development mode shows the message and line).' },
   'transfer-coding-not-implemented': { status: 501, title: 'Not Implemented', fix: 'Send the body with Content-Length, or with Transfer-Encoding: chunked alone (no gzip or other transfer coding); the connection is closed.' },

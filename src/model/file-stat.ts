@@ -10,6 +10,8 @@ export interface FileStat {
   readonly isDirectory: boolean;
   /** mtime, ctime, size and inode: any change of the file changes it. */
   readonly key: string;
+  /** The later of mtime and ctime, ms since the epoch: a key read this recently may not show a change made in the same clock tick. */
+  readonly changedMs: number;
 }
 
 const memo = new Map<string, FileStat | null>();
@@ -22,7 +24,7 @@ export function statNow(path: string): FileStat | undefined {
   let state: FileStat | null = null;
   try {
     const st = statSync(path, { throwIfNoEntry: false });
-    if (st) state = { isFile: st.isFile(), isDirectory: st.isDirectory(), key: `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}` };
+    if (st) state = { isFile: st.isFile(), isDirectory: st.isDirectory(), key: `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}`, changedMs: Math.max(st.mtimeMs, st.ctimeMs) };
   } catch (e) {
     // A name too long for a file name (a URL segment can be kilobytes) names nothing.
     if ((e as NodeJS.ErrnoException).code !== 'ENAMETOOLONG') throw e;

@@ -1,12 +1,30 @@
 // The models of one app, reloaded when their files change (checked on use, so no restart is needed).
 
-import { readdirSync } from 'node:fs';
+import { opendirSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { SvcError } from '../errors.ts';
 import { AppFileError, readAppFile } from './app-file.ts';
+import { JsonParts, MAX_DOCUMENT_BYTES, Slices } from './documents.ts';
 import { statNow } from './file-stat.ts';
 import { COLLECTION_NAME, loadModel, MAX_MODEL_BYTES, type LoadResult } from './load.ts';
+import { typeMetadata } from './metadata.ts';
 import type { Model } from './types.ts';
+
+/**
+ * Entries `models/` may hold (model files, and anything else there), 1,000. What reads every model
+ * (`GET /resources/types`, the OpenAPI document, `svc check`) stats each model file on every
+ * request, on the event loop that every tenant shares: ~3 µs each, so 3 ms at the bound, where with
+ * 10,000 files each such request held it for ~180 ms (bench/many-models.ts). Every entry counts, so that the
+ * directory is never read further than this, whatever else a tenant puts there. Over it those
+ * requests are 500 `models-over-limit`; each collection still serves (it reads its own file only).
+ */
+export const MAX_MODEL_ENTRIES = 1000;
+
+/**
+ * A directory changed this recently (ms) may change again within the same tick of the file
+ * system's clock, leaving its stat as it was: its listing is not kept (git's "racily clean" case).
+ */
+const RACY_MS = 2000;
 
 interface Entry {
   /** The file's FileStat key when it was read. */
@@ -19,12 +37,25 @@ export interface ModelProblem {
   readonly reason: string;
 }
 
+export interface AllModels {
+  /** Every valid model, ordered by name. */
+  readonly models: Model[];
+  /** Every invalid model file with its reason. */
+  readonly problems: ModelProblem[];
+  /** Changes whenever the models or problems may have: the same state, the same models and problems. */
+  readonly state: string;
+}
+
 export class ModelRegistry {
   readonly dir: string;
   /** `dir` and a separator: a model's file is this, its name and `.json` (a name has no `/` or `..`, see COLLECTION_NAME). */
   readonly #prefix: string;
   readonly #warn: (message: string) => void;
   #cache = new Map<string, Entry>();
+  /** The `.json` names of `models/` as of the directory's key, or undefined when it holds too many entries. */
+  #listing: { key: string; names: readonly string[] | undefined } | undefined;
+  /** The JSON of GET /resources/types as of a state of all(), or the error it is. */
+  #types: { state: string; json: Promise<Buffer> } | undefined;
 
   /** `dir` is the app's `models/`; `warn` is told of each model file rejected, once per version of the file. */
   constructor(dir: string, warn: (message: string) => void) {
@@ -69,27 +100,103 @@ export class ModelRegistry {
     return result.model;
   }
 
-  /** Every valid model, ordered by name, and every invalid model file with its reason. */
-  all(): { models: Model[]; problems: ModelProblem[] } {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
-    } catch {
-      names = [];
+  /**
+   * The names of the `.json` files of `models/`, sorted; none when there is no such directory.
+   * Read again only when the directory changed. Throws SvcError `models-over-limit` past
+   * MAX_MODEL_ENTRIES entries, having read no more of it.
+   */
+  #names(): readonly string[] {
+    const st = statNow(this.dir);
+    if (!st?.isDirectory) return [];
+    let listing = this.#listing?.key === st.key ? this.#listing : undefined;
+    if (!listing) {
+      listing = { key: st.key, names: this.#read() };
+      this.#listing = Date.now() - st.changedMs < RACY_MS ? undefined : listing;
     }
+    if (listing.names === undefined) {
+      throw new SvcError(
+        'models-over-limit',
+        `models/ holds more than ${MAX_MODEL_ENTRIES} entries, the most an app may have there (every file counts): remove model files, or other files, from it. Each collection still serves; the type metadata of every model, the OpenAPI document and svc check do not.`,
+      );
+    }
+    return listing.names;
+  }
+
+  /** The sorted `.json` names of `models/`; undefined past MAX_MODEL_ENTRIES entries (no more is read). */
+  #read(): readonly string[] | undefined {
+    const names: string[] = [];
+    let entries = 0;
+    let dir;
+    try {
+      dir = opendirSync(this.dir);
+    } catch {
+      return names;
+    }
+    try {
+      for (let e = dir.readSync(); e !== null; e = dir.readSync()) {
+        if (++entries > MAX_MODEL_ENTRIES) return undefined;
+        if (e.name.endsWith('.json')) names.push(e.name.slice(0, -5));
+      }
+    } finally {
+      dir.closeSync();
+    }
+    return names.sort();
+  }
+
+  /**
+   * Every valid model, ordered by name, and every invalid model file with its reason, in slices of
+   * work (documents.ts), so that other requests run between them (a first read of many files takes
+   * seconds). Throws SvcError `models-over-limit` when `models/` holds too many entries.
+   */
+  async all(): Promise<AllModels> {
+    const names = this.#names();
     const models: Model[] = [];
     const problems: ModelProblem[] = [];
+    const state: string[] = [];
+    const slices = new Slices();
     for (const name of names) {
       const file = `models/${name}.json`;
       if (!COLLECTION_NAME.test(name) || name === 'types') {
         problems.push({ file, reason: `the name "${name}" must match [A-Za-z][A-Za-z0-9_-]* and not be "types"` });
+        state.push(name);
         continue;
       }
       const result = this.#load(name);
-      if (!result) continue;
-      if (result.ok) models.push(result.model);
-      else problems.push({ file, reason: result.reason });
+      state.push(`${name}\0${this.#cache.get(name)?.key ?? '-'}`);
+      if (result?.ok) models.push(result.model);
+      else if (result) problems.push({ file, reason: result.reason });
+      await slices.pause();
     }
-    return { models, problems };
+    return { models, problems, state: state.join('\n') };
   }
+
+  /**
+   * The JSON of `GET /resources/types` (UTF-8): every valid model's type metadata, ordered by
+   * name. Built again only when the models changed, and kept as bytes, which a response sends
+   * without encoding them again. Throws SvcError `models-over-limit` over MAX_MODEL_ENTRIES or
+   * MAX_DOCUMENT_BYTES.
+   */
+  async typesJson(): Promise<Buffer> {
+    const { models, state } = await this.all();
+    if (this.#types?.state !== state) this.#types = { state, json: typesJson(models) };
+    return this.#types.json;
+  }
+}
+
+/** The JSON array of the type metadata of `models`, built in slices. */
+async function typesJson(models: readonly Model[]): Promise<Buffer> {
+  const json = new JsonParts(() => {
+    throw new SvcError(
+      'models-over-limit',
+      `The type metadata of this app's models is over ${MAX_DOCUMENT_BYTES} bytes (16 MiB), the most the server builds: declare fewer models or fields, or shorter labels and descriptions.`,
+    );
+  });
+  const slices = new Slices();
+  json.add('[');
+  for (const [i, model] of models.entries()) {
+    json.add(`${i === 0 ? '' : ','}${JSON.stringify(typeMetadata(model))}`);
+    await slices.pause();
+  }
+  json.add(']');
+  return json.bytes();
 }

@@ -2,7 +2,8 @@
 // from its models and the events its handlers serve (README "OpenAPI"). A pure function: models and events in,
 // a document out.
 
-import { CATALOGUE, type ErrorCode } from '../errors.ts';
+import { CATALOGUE, SvcError, type ErrorCode } from '../errors.ts';
+import { JsonParts, MAX_DOCUMENT_BYTES, Slices } from '../model/documents.ts';
 import { CONDITIONS_BY_TYPE, MAX_SORT_KEYS, MAX_TEXT_CONDITION_CHARS, RESERVED_PARAMS } from '../model/query.ts';
 import type { FieldDef, FieldType, Model } from '../model/types.ts';
 import { EVENT_METHOD, isMemberEvent, type EventName } from './events.ts';
@@ -306,56 +307,116 @@ function operations(model: Model, events: readonly EventName[], operationId: (ev
   return { collection, member };
 }
 
-/** The OpenAPI 3.1 document of an app. */
-export function openApiDocument(input: OpenApiInput): Json {
-  const paths: Json = {};
-  const schemas: Json = {
-    [PROBLEM_SCHEMA]: {
-      type: 'object',
-      description: 'RFC 9457 problem details; `code` is stable (README "Errors").',
-      properties: {
-        type: { type: 'string' },
-        title: { type: 'string' },
-        status: { type: 'integer' },
-        detail: { type: 'string' },
-        code: { type: 'string', enum: Object.keys(CATALOGUE) as ErrorCode[] },
-        requestId: { type: 'string' },
-        errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, parameter: { type: 'string' }, message: { type: 'string' } }, required: ['message'] } },
-      },
-      required: ['type', 'title', 'status', 'detail', 'code'],
-    },
+/** The `paths` entries of one collection and its `components.schemas` entries, in document order. */
+function collectionEntries({ model, events }: OpenApiCollection, operationId: (event: EventName, model: string) => string): { paths: [string, Json][]; schemas: [string, Json][] } {
+  const { member, create, update } = memberSchemas(model);
+  const ops = operations(model, events, operationId);
+  const paths: [string, Json][] = [];
+  if (Object.keys(ops.collection).length > 0) paths.push([`/resources/${model.name}`, ops.collection]);
+  if (Object.keys(ops.member).length > 0) paths.push([`/resources/${model.name}/{id}`, { parameters: [ID], ...ops.member }]);
+  return {
+    paths,
+    schemas: [
+      [schemaName(model.name, ''), member],
+      [schemaName(model.name, 'create'), create],
+      [schemaName(model.name, 'update'), update],
+    ],
   };
-  const operationId = operationIds(input.collections);
-  for (const { model, events } of [...input.collections].sort((a, b) => a.model.name.localeCompare(b.model.name))) {
-    const { member, create, update } = memberSchemas(model);
-    schemas[schemaName(model.name, '')] = member;
-    schemas[schemaName(model.name, 'create')] = create;
-    schemas[schemaName(model.name, 'update')] = update;
-    const ops = operations(model, events, operationId);
-    if (Object.keys(ops.collection).length > 0) paths[`/resources/${model.name}`] = ops.collection;
-    if (Object.keys(ops.member).length > 0) paths[`/resources/${model.name}/{id}`] = { parameters: [ID], ...ops.member };
-  }
-  paths['/resources/types'] = {
+}
+
+const PROBLEM_SCHEMA_DEF: Json = {
+  type: 'object',
+  description: 'RFC 9457 problem details; `code` is stable (README "Errors").',
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string', enum: Object.keys(CATALOGUE) as ErrorCode[] },
+    requestId: { type: 'string' },
+    errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, parameter: { type: 'string' }, message: { type: 'string' } }, required: ['message'] } },
+  },
+  required: ['type', 'title', 'status', 'detail', 'code'],
+};
+
+/** The paths of type metadata, after every collection's. */
+const TYPES_PATHS: Json = {
+  '/resources/types': {
     get: { operationId: LIST_TYPES, summary: 'Type metadata of every model', responses: { 200: { description: 'Type metadata.', content: { [JSON_TYPE]: { schema: { type: 'array', items: { type: 'object' } } } } } } },
-  };
-  paths['/resources/types/{name}'] = {
+  },
+  '/resources/types/{name}': {
     get: {
       operationId: GET_TYPE,
       summary: 'Type metadata of one model',
       parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
       responses: { 200: { description: 'Type metadata.', content: { [JSON_TYPE]: { schema: { type: 'object' } } } }, 404: PROBLEM },
     },
-  };
+  },
+};
+
+const RESPONSES: Json = {
+  Problem: { description: 'A problem (README "Errors").', content: { 'application/problem+json': { schema: { $ref: `#/components/schemas/${PROBLEM_SCHEMA}` } } } },
+};
+
+/** What comes before `paths`. */
+function head(input: OpenApiInput): Json {
   return {
     openapi: '3.1.0',
     info: { title: input.app === '' ? 'svc app' : `svc app ${input.app}`, version: input.version ?? '1' },
     servers: [{ url: input.origin }],
-    paths,
-    components: {
-      schemas,
-      responses: {
-        Problem: { description: 'A problem (README "Errors").', content: { 'application/problem+json': { schema: { $ref: `#/components/schemas/${PROBLEM_SCHEMA}` } } } },
-      },
-    },
   };
+}
+
+const byName = (collections: readonly OpenApiCollection[]) => [...collections].sort((a, b) => a.model.name.localeCompare(b.model.name));
+
+/** The OpenAPI 3.1 document of an app. */
+export function openApiDocument(input: OpenApiInput): Json {
+  const paths: Json = {};
+  const schemas: Json = { [PROBLEM_SCHEMA]: PROBLEM_SCHEMA_DEF };
+  const operationId = operationIds(input.collections);
+  for (const collection of byName(input.collections)) {
+    const entries = collectionEntries(collection, operationId);
+    for (const [key, value] of entries.paths) paths[key] = value;
+    for (const [key, value] of entries.schemas) schemas[key] = value;
+  }
+  Object.assign(paths, TYPES_PATHS);
+  return { ...head(input), paths, components: { schemas, responses: RESPONSES } };
+}
+
+/**
+ * openApiDocument(input) as the bytes of its JSON.stringify, built a collection at a time in slices
+ * (model/documents.ts), so that an app of many models does not hold the event loop, and every other
+ * request, while its document is built. Throws SvcError `models-over-limit`, having built no more,
+ * once the document is over MAX_DOCUMENT_BYTES.
+ */
+export async function openApiJson(input: OpenApiInput): Promise<Buffer> {
+  const entry = ([key, value]: [string, Json]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  const paths = new JsonParts(tooLarge);
+  const schemas = new JsonParts(tooLarge);
+  const operationId = operationIds(input.collections);
+  const slices = new Slices();
+  let first = true;
+  for (const collection of byName(input.collections)) {
+    const entries = collectionEntries(collection, operationId);
+    for (const part of entries.paths) {
+      paths.add(`${first ? '' : ','}${entry(part)}`);
+      first = false;
+    }
+    for (const part of entries.schemas) schemas.add(`,${entry(part)}`);
+    await slices.pause();
+  }
+  const json = new JsonParts(tooLarge);
+  json.add(`${JSON.stringify(head(input)).slice(0, -1)},"paths":{`);
+  json.add(paths);
+  json.add(`${first ? '' : ','}${JSON.stringify(TYPES_PATHS).slice(1, -1)}},"components":{"schemas":{${entry([PROBLEM_SCHEMA, PROBLEM_SCHEMA_DEF])}`);
+  json.add(schemas);
+  json.add(`},"responses":${JSON.stringify(RESPONSES)}}}`);
+  return json.bytes();
+}
+
+function tooLarge(): never {
+  throw new SvcError(
+    'models-over-limit',
+    `The OpenAPI document of this app is over ${MAX_DOCUMENT_BYTES} bytes (16 MiB), the most the server builds: serve fewer collections (a model without a handler is left out), or declare fewer fields, or shorter labels and descriptions.`,
+  );
 }

@@ -11,6 +11,7 @@ import type { Exchange } from '../exchange/exchange.ts';
 import type { Limits } from '../exchange/limits.ts';
 import type { Logger } from '../exchange/log.ts';
 import type { ResponseSink } from '../exchange/response.ts';
+import { Slices } from '../model/documents.ts';
 import { typeMetadata } from '../model/metadata.ts';
 import { memberIdParam, queryParams } from '../model/query.ts';
 import { typeFromText } from '../model/validate.ts';
@@ -18,7 +19,7 @@ import type { Model } from '../model/types.ts';
 import { byMediaType, REPRESENTATIONS } from '../representation/index.ts';
 import { negotiate } from '../representation/negotiate.ts';
 import { allowHeader, EVENTS, isMemberEvent } from '../routing/events.ts';
-import { openApiDocument } from '../routing/openapi.ts';
+import { openApiJson, type OpenApiCollection } from '../routing/openapi.ts';
 import { ALL_METHODS, route, type OpsEndpoint } from '../routing/route.ts';
 import { contentCodings, contentTypeOf, readBody, UTF8_CHARSETS, utf8Text } from './body.ts';
 import type { Metrics } from './metrics.ts';
@@ -210,6 +211,41 @@ function sendJson(res: ResponseSink, status: number, value: unknown): void {
   res.end(JSON.stringify(value));
 }
 
+/** A 200 whose body is `json`, the bytes of JSON text. */
+function sendJsonBytes(res: ResponseSink, json: Buffer): void {
+  res.setStatus(200);
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', String(json.length));
+  void res.write(json);
+  res.end();
+}
+
+/** The OpenAPI document of each app as last built, and what it was built from. */
+const openApiBuilt = new WeakMap<ServedApp, { key: string; json: Promise<Buffer> }>();
+
+/**
+ * The OpenAPI document of `app` (README "OpenAPI"), built again only when its models, the events
+ * its handlers serve or the origin changed; the checks of its handlers run in slices, as
+ * ModelRegistry.all() does.
+ */
+async function openApiJsonOf(app: ServedApp, origin: string): Promise<Buffer> {
+  const { models, state } = await app.models.all();
+  const collections: OpenApiCollection[] = [];
+  const slices = new Slices();
+  for (const model of models) {
+    const handler = app.handlerFile(model.name);
+    if (handler !== undefined) collections.push({ model, events: (await app.runtime.events(handler)) ?? EVENTS });
+    await slices.pause();
+  }
+  const key = [origin, state, ...collections.map((c) => `${c.model.name}\0${c.events.join(',')}`)].join('\n');
+  let built = openApiBuilt.get(app);
+  if (built?.key !== key) {
+    built = { key, json: openApiJson({ app: app.name, origin, collections }) };
+    openApiBuilt.set(app, built);
+  }
+  return built.json;
+}
+
 /** The body of a create or update as the handler is given it (SPEC §8, `/request/body`), or the error that refuses it. */
 function memberBody(req: IncomingMessage, rawBody: Buffer, model: Model): Record<string, unknown> {
   // The body is read only here, and in no content coding (RFC 9110 §8.4): 415, and Accept-Encoding
@@ -353,17 +389,9 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     busy.set(app.name, inProgress + 1);
     state.holds = true;
 
-    if (r.kind === 'openapi') {
-      const collections = [];
-      for (const model of app.models.all().models) {
-        const handler = app.handlerFile(model.name);
-        if (handler === undefined) continue;
-        collections.push({ model, events: (await app.runtime.events(handler)) ?? EVENTS });
-      }
-      return sendJson(sink, 200, openApiDocument({ app: app.name, origin: originOf(host, app.name), collections }));
-    }
+    if (r.kind === 'openapi') return sendJsonBytes(sink, await openApiJsonOf(app, originOf(host, app.name)));
     if (r.kind === 'types') {
-      if (r.name === undefined) return sendJson(sink, 200, app.models.all().models.map(typeMetadata));
+      if (r.name === undefined) return sendJsonBytes(sink, await app.models.typesJson());
       const model = app.models.get(r.name);
       if (!model) throw new SvcError('type-not-found', `No type "${r.name}".`);
       return sendJson(sink, 200, typeMetadata(model));

@@ -2,6 +2,7 @@
 
 import { readdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
+import { SvcError } from '../errors.ts';
 import type { ServedApp } from '../exchange/app.ts';
 import type { FetchPrivate } from '../exchange/fetch-private.ts';
 import type { Limits } from '../exchange/limits.ts';
@@ -9,7 +10,8 @@ import type { Logger } from '../exchange/log.ts';
 import type { HandlerRuntime, RuntimeFactory } from '../exchange/runtime.ts';
 import { statNow } from '../model/file-stat.ts';
 import { COLLECTION_NAME } from '../model/load.ts';
-import { ModelRegistry } from '../model/registry.ts';
+import { ModelRegistry, type ModelProblem } from '../model/registry.ts';
+import type { Model } from '../model/types.ts';
 import type { AppSettings } from '../exchange/settings.ts';
 import type { Store } from '../store/store.ts';
 import { loadSettings } from './settings.ts';
@@ -70,8 +72,18 @@ export class App implements ServedApp {
    * a model, a model without a handler).
    */
   async check(): Promise<AppCheck> {
-    const { models, problems: bad } = this.models.all();
-    const problems = bad.map((p) => `${p.file}: ${p.reason}`);
+    let all: { models: Model[]; problems: readonly ModelProblem[] };
+    let over: string | undefined;
+    try {
+      all = await this.models.all();
+    } catch (e) {
+      if (!(e instanceof SvcError)) throw e;
+      // Too many files in models/ to check: said once, and no model is checked.
+      over = e.message;
+      all = { models: [], problems: [] };
+    }
+    const { models, problems: bad } = all;
+    const problems = [...(over === undefined ? [] : [over]), ...bad.map((p) => `${p.file}: ${p.reason}`)];
     const warnings: string[] = [];
     let scripts: string[] = [];
     try {
@@ -90,7 +102,7 @@ export class App implements ServedApp {
       // The message names the file and line itself: the error may be in a file the script imports.
       if (error !== undefined) problems.push(error);
       else if (hasModel) served.push(collection);
-      else if (!bad.some((p) => p.file === `models/${collection}.json`)) {
+      else if (over === undefined && !bad.some((p) => p.file === `models/${collection}.json`)) {
         warnings.push(`resources/${script}: warning: no model models/${collection}.json, so this handler serves nothing`);
       }
     }
