@@ -107,6 +107,10 @@ function refused(err: unknown, file: string): AppFileError {
   if (err instanceof AppFileError) return err;
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'ENOTDIR') return new AppFileError('missing', file, 'does not exist');
+  // From realpath: a link to itself, or a ring of links (its path may run through a directory that is one).
+  if (code === 'ELOOP' && !(err as NodeJS.ErrnoException).syscall?.startsWith('open')) {
+    return new AppFileError('unreadable', file, 'is a link that leads back to itself, directly or through other links (ELOOP): make it a file of the app');
+  }
   // ELOOP from O_NOFOLLOW: the real path's last part became a link after it was checked.
   return new AppFileError('unreadable', file, `cannot be read (${code ?? 'error'}): make it a readable file of the app`);
 }

@@ -17,7 +17,10 @@ export interface FileStat {
 const memo = new Map<string, FileStat | null>();
 let clearing = false;
 
-/** `path`'s state now (this turn); undefined when nothing is there or it cannot be a file name (too long). */
+/**
+ * `path`'s state now (this turn); undefined when nothing is there or it cannot be a file name (too
+ * long). Something there that cannot be stat'd is neither file nor directory, its key `error:<code>`.
+ */
 export function statNow(path: string): FileStat | undefined {
   const known = memo.get(path);
   if (known !== undefined) return known ?? undefined;
@@ -26,8 +29,13 @@ export function statNow(path: string): FileStat | undefined {
     const st = statSync(path, { throwIfNoEntry: false });
     if (st) state = { isFile: st.isFile(), isDirectory: st.isDirectory(), key: `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}`, changedMs: Math.max(st.mtimeMs, st.ctimeMs) };
   } catch (e) {
-    // A name too long for a file name (a URL segment can be kilobytes) names nothing.
-    if ((e as NodeJS.ErrnoException).code !== 'ENAMETOOLONG') throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    // A name too long for a file name (a URL segment can be kilobytes) names nothing, nor does a
+    // path through a file (`models` a file: `models/x.json` is ENOTDIR).
+    // Anything else (a link that leads to itself, ELOOP; a directory the server may not search,
+    // EACCES) is there, but is no file: whoever reads it says why (app-file.ts), rather than the
+    // request failing here as an internal error.
+    if (code !== 'ENAMETOOLONG' && code !== 'ENOTDIR') state = { isFile: false, isDirectory: false, key: `error:${code}`, changedMs: 0 };
   }
   memo.set(path, state);
   if (!clearing) {

@@ -69,7 +69,7 @@ export class ModelRegistry {
     // Not path.join: this runs on every request, and the name needs no normalising.
     const file = `${this.#prefix}${name}.json`;
     const st = statNow(file);
-    if (!st?.isFile) {
+    if (!st) {
       this.#cache.delete(name);
       return undefined;
     }
@@ -80,7 +80,9 @@ export class ModelRegistry {
     try {
       // Read as a file of the app (app-file.ts): the bound is the app's directory, not `models/`,
       // which may be a link to beta's. The stat above only finds whether there is a model: the
-      // file may be anything by the time it is read.
+      // file may be anything by the time it is read. Something there that is not a regular file
+      // (a directory, a named pipe, a link that leads to itself) is a model file that is invalid,
+      // and the reading says why.
       result = loadModel(file, readAppFile(dirname(this.dir), `models/${name}.json`, MAX_MODEL_BYTES));
     } catch (e) {
       if (!(e instanceof AppFileError)) throw e;

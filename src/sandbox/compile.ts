@@ -140,7 +140,8 @@ function unreadText(err: AppFileError, rel: string, specifier: string | undefine
   const what = specifier === undefined ? `The handler ${rel}` : `Cannot import "${specifier}": it`;
   if (err.refusal === 'outside') return `${what} is outside the app directory${specifier === undefined ? ' (a symlink?)' : ''}`;
   if (err.refusal === 'not-a-file') return `${what} is not a regular file (a named pipe?)`;
-  return specifier === undefined ? `Cannot read the handler ${rel}` : `Cannot read ${err.file}`;
+  // It says why (a link that leads to itself, EACCES), never the host's path.
+  return `${what} ${err.detail}`;
 }
 
 /** The last build queued for each app directory (real path), while one is queued or running. */

@@ -61,7 +61,10 @@ export class App implements ServedApp {
     if (!COLLECTION_NAME.test(collection)) return undefined;
     for (const ext of ['.ts', '.js']) {
       const file = this.#resources + collection + ext;
-      if (statNow(file)?.isFile) return file;
+      // Anything there but a directory is the handler: a named pipe, or a link that leads to
+      // itself, is one that does not compile (its reading says why), not a collection that is off.
+      const st = statNow(file);
+      if (st && !st.isDirectory) return file;
     }
     return undefined;
   }
