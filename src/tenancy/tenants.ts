@@ -2,7 +2,7 @@
 // first use and closed again when it idles (README "Tenants").
 
 import { EventEmitter } from 'node:events';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fetchPrivateOf, type Config } from '../config.ts';
 import type { ServedApp } from '../exchange/app.ts';
@@ -35,7 +35,8 @@ export function tenantDirectories(root: string): { tenants: string[]; misnamed: 
   const tenants: string[] = [];
   const misnamed: string[] = [];
   for (const e of readdirSync(root, { withFileTypes: true })) {
-    const directory = e.isDirectory() || (e.isSymbolicLink() && statSync(join(root, e.name), { throwIfNoEntry: false })?.isDirectory() === true);
+    // A link that leads nowhere, or back to itself (ELOOP), is no directory, as it is to resolve().
+    const directory = e.isDirectory() || (e.isSymbolicLink() && statNow(join(root, e.name))?.isDirectory === true);
     if (directory) (TENANT_NAME.test(e.name) ? tenants : misnamed).push(e.name);
   }
   return { tenants: tenants.sort(), misnamed: misnamed.sort() };
@@ -113,7 +114,7 @@ export class Apps extends EventEmitter<AppsEvents> {
       else await store.close();
       // Its directory went while the store opened (the request found it): served as the next
       // request is, not as an internal error naming the server's path.
-      if (name !== '' && !(err instanceof SvcError) && statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) {
+      if (name !== '' && !(err instanceof SvcError) && statNow(dir)?.isDirectory !== true) {
         throw new SvcError('tenant-not-found', `No app is served for tenant ${JSON.stringify(name)}: its directory was removed.`);
       }
       throw err;
