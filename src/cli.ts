@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_CONFIG, fetchPrivateOf, type Config } from './config.ts';
 import { parseFetchPrivate, type FetchPrivate } from './exchange/fetch-private.ts';
 import { resolveLimits, type Limits } from './exchange/limits.ts';
-import { LOG_FORMATS, LOG_LEVELS, Logger, serverLogger, type LogFormat, type LogLevel } from './exchange/log.ts';
+import { LOG_FORMATS, LOG_LEVELS, Logger, oneLine, serverLogger, type LogFormat, type LogLevel } from './exchange/log.ts';
 import { autoWorkers, runPrimary, worker } from './cluster.ts';
 import { nodeSnapshotDisabled } from './node-flags.ts';
 import { exitAfterStop } from './process-exit.ts';
@@ -364,7 +364,9 @@ export async function check(config: Config, out: (line: string) => void = consol
     for (const name of tenants) await checkApp(name, join(root, name), `${name}: `);
     summary = `${tenants.length} tenant${tenants.length === 1 ? '' : 's'}, `;
   }
-  for (const line of [...problems, ...warnings]) out(line);
+  // One line each, whatever a tenant named its files (`models/x\nacme: ok.json`) or put in them: a
+  // line break or a terminal's escape sequence is written as its JSON escape (log.ts oneLine).
+  for (const line of [...problems, ...warnings]) out(oneLine(line));
   const n = problems.length;
   out(n === 0 ? `svc check: ${summary}${models} models, ${handlers} handlers: ok` : `svc check: ${n} problem${n === 1 ? '' : 's'}`);
   return n;
