@@ -1,6 +1,7 @@
 // Reading a model file: the JSON Schema of the model format (ajv), then the checks a schema cannot say.
 
 import { Ajv, type ErrorObject } from 'ajv';
+import { MAX_LISTED_ERRORS } from '../errors.ts';
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { JsonTextError, readJson } from './json-text.ts';
@@ -101,9 +102,9 @@ export function registerModelCheck(check: ModelCheck): void {
 export type LoadResult = { ok: true; model: Model } | { ok: false; reason: string };
 
 function schemaMessage(e: ErrorObject): string {
-  const where = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : 'the model';
+  const where = e.instancePath ? e.instancePath.slice(1).split('/').map(cut).join('.') : 'the model';
   if (e.keyword === 'additionalProperties') {
-    const extra = (e.params as { additionalProperty: string }).additionalProperty;
+    const extra = cut((e.params as { additionalProperty: string }).additionalProperty);
     return e.instancePath.startsWith('/fields/')
       ? `${where}: unknown option "${extra}" (options: ${FIELD_OPTIONS.join(', ')})`
       : `${where}: unknown key "${extra}" (keys: fields, indexes, calculated_fields, calculated_type_fields)`;
@@ -129,7 +130,7 @@ export function loadModel(file: string, text: string): LoadResult {
     return { ok: false, reason: jsonFault(e) };
   }
   if (!validateSchema(json)) {
-    return { ok: false, reason: validateSchema.errors!.map(schemaMessage).join('; ') };
+    return { ok: false, reason: listed(validateSchema.errors!.map(schemaMessage)) };
   }
   const doc = json as {
     fields: Record<string, Record<string, unknown>>;
@@ -148,12 +149,12 @@ export function loadModel(file: string, text: string): LoadResult {
       continue;
     }
     if (!FIELD_NAME.test(fname)) {
-      reasons.push(`fields.${fname}: field names must match [A-Za-z_][A-Za-z0-9_]* without "__"`);
+      reasons.push(`fields.${cut(fname)}: field names must match [A-Za-z_][A-Za-z0-9_]* without "__"`);
       continue;
     }
     const type = def.type as FieldDef['type'];
     if (def.max_length !== undefined && type !== 'string') {
-      reasons.push(`fields.${fname}: max_length applies only to string fields`);
+      reasons.push(`fields.${cut(fname)}: max_length applies only to string fields`);
     }
     const field: FieldDef = {
       name: fname,
@@ -171,11 +172,11 @@ export function loadModel(file: string, text: string): LoadResult {
     // default: fine on an optional field, a contradiction on a required one, which a create without
     // the field would then fail on every time ("is required") while the model promises a value.
     if (def.default_value === null && field.required) {
-      reasons.push(`fields.${fname}: "required": true and "default_value": null contradict each other (null means absent): give a default of type ${type}, or leave default_value out`);
+      reasons.push(`fields.${cut(fname)}: "required": true and "default_value": null contradict each other (null means absent): give a default of type ${type}, or leave default_value out`);
     }
     if (def.default_value !== undefined && def.default_value !== null) {
       const parsed = parseValue(field, def.default_value, false);
-      if (!parsed.ok) reasons.push(`fields.${fname}.default_value ${parsed.message}`);
+      if (!parsed.ok) reasons.push(`fields.${cut(fname)}.default_value ${parsed.message}`);
       else (field as { defaultValue?: unknown }).defaultValue = parsed.value;
     }
     fields.set(fname, field);
@@ -210,7 +211,21 @@ export function loadModel(file: string, text: string): LoadResult {
     version: createHash('sha256').update(text).digest('hex').slice(0, 8),
   };
   for (const check of checks) reasons.push(...check(model));
-  return reasons.length ? { ok: false, reason: reasons.join('; ') } : { ok: true, model };
+  return reasons.length ? { ok: false, reason: listed(reasons) } : { ok: true, model };
+}
+
+/**
+ * The reasons a model is invalid, the first MAX_LISTED_ERRORS of them and how many more: a file of
+ * 1,000 fields each wrong three ways said so in 3 MB, in each answer and in the log.
+ */
+function listed(reasons: readonly string[]): string {
+  const more = reasons.length - MAX_LISTED_ERRORS;
+  return reasons.slice(0, MAX_LISTED_ERRORS).join('; ') + (more > 0 ? `; and ${more} more` : '');
+}
+
+/** A name from a model file for a reason, cut after 60 characters (a name may be kilobytes). */
+function cut(name: string): string {
+  return name.length > 60 ? `${name.slice(0, 60)}…` : name;
 }
 
 /**
