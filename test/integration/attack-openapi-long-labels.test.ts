@@ -9,7 +9,7 @@ import { appServer } from '../helpers/server.ts';
 
 t.test('labels and descriptions are in the schemas, not in every parameter', async (t) => {
   const fields: Record<string, unknown> = {};
-  for (let i = 0; i < 1000; i++) fields[`f${i}`] = { type: 'string', label: `L${i}`.padEnd(450, 'l'), description: `D${i}`.padEnd(450, 'd') };
+  for (let i = 0; i < 1000; i++) fields[`f${i}`] = { type: 'string', index: false, label: `L${i}`.padEnd(450, 'l'), description: `D${i}`.padEnd(450, 'd') };
   const model = JSON.stringify({ fields });
   const server = await appServer(t, { models: { a: model, b: model }, resources: { 'a.ts': 'svc.delegate();\n', 'b.ts': 'svc.delegate();\n' } });
   const res = await fetch(server.at('/resources/openapi.json'));
