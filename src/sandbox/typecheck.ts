@@ -34,6 +34,10 @@ function options(ts: typeof TS): TS.CompilerOptions {
     lib: ['lib.es2024.d.ts'],
     types: [],
     module: ts.ModuleKind.Preserve,
+    // A handler is an ES module however it is written (README "Handlers"), a top-level script
+    // without import or export too: checked as a script, such handlers shared one global scope, so
+    // two that each declared `const order` were "Cannot redeclare", and one could use another's.
+    moduleDetection: ts.ModuleDetectionKind.Force,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
     // A handler may import `./helper.ts` and plain `.js` files of its app; the .js ones are not checked.
     allowImportingTsExtensions: true,

@@ -54,6 +54,24 @@ t.test('svc check --types passes correct handlers', async (t) => {
   t.match(example.out, new RegExp(`^svc check: ${count('models')} models, ${count('resources')} handlers: ok$`, 'm'));
 });
 
+// README "Handlers": a script is an ES module. Checked as a script, handlers without an import or
+// export shared one global scope: two that each declared `const order` were "Cannot redeclare
+// block-scoped variable", and one could use another's top-level names (a ReferenceError when run).
+t.test('svc check --types checks each handler as a module: its top-level names are its own', async (t) => {
+  const script = (body: string) => `${body}\nif (!zcontains('/request/params/order_by')) zput('/request/params/order_by', order);\nsvc.delegate();\n`;
+  const app = makeApp({
+    models: { a: MODEL, b: MODEL, c: MODEL },
+    resources: { 'a.ts': script("const order = '-name';"), 'b.ts': script("const order = 'name';"), 'c.ts': script('') },
+  });
+  t.teardown(() => app.cleanup());
+  const { code, out } = await svc(['check', '--types', '--app', app.dir]);
+  t.equal(code, 1, out);
+  t.notMatch(out, /TS2451/, 'no "Cannot redeclare" between a.ts and b.ts');
+  t.notMatch(out, /^resources\/[ab]\.ts/m, 'a.ts and b.ts are correct');
+  t.match(out, /^resources\/c\.ts:2:\d+: error TS2304: Cannot find name 'order'\./m, "c.ts does not see a.ts's names");
+  t.match(out, /svc check: 1 problem$/m);
+});
+
 t.test('without TypeScript, --types is one line saying so, and a non-zero exit', async (t) => {
   const app = makeApp({ models: { good: MODEL }, resources: { 'good.ts': GOOD } });
   t.teardown(() => app.cleanup());
