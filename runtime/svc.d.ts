@@ -6,8 +6,11 @@
 // network other than `fetch()` to the origins the app's svc.json lists, and every call below but
 // `fetch()` is synchronous.
 
-/** JSON data: what crosses into and out of the context. Dates given to zput become ISO strings. */
+/** JSON data: what crosses into and out of the context. */
 type SvcJson = null | boolean | number | string | SvcJson[] | { [key: string]: SvcJson };
+
+/** What a handler may give where JSON data goes in (zput, the model API): a Date, at any depth, becomes its ISO string. */
+type SvcJsonIn = null | boolean | number | string | Date | SvcJsonIn[] | { [key: string]: SvcJsonIn };
 
 /** A stored member: `id`, `updated` and the model's declared fields that are set. */
 interface SvcMember {
@@ -55,6 +58,9 @@ type SvcKey = keyof SvcContextKeys | SvcStringKey | (string & {});
 
 type SvcValue<K> = K extends keyof SvcContextKeys ? SvcContextKeys[K] : K extends SvcStringKey ? string : SvcJson;
 
+/** What zput takes for a key: its value, where JSON data may hold Dates (SvcJsonIn). */
+type SvcPutValue<K> = K extends '/request/json/output' ? SvcJsonIn : K extends '/request/body' ? Record<string, SvcJsonIn> : K extends keyof SvcContextKeys | SvcStringKey ? SvcValue<K> : SvcJsonIn;
+
 /** Filters (`<field>__<condition>`), `start`, `count` and `order_by`, as in the URL. */
 type SvcQuery = Record<string, string | number | boolean>;
 
@@ -67,9 +73,9 @@ interface SvcCollection {
   /** The member, or null when there is none with this id. */
   retrieve(id: number | string): SvcMember | null;
   /** Validates and stores a new member; throws an Error naming every invalid field. */
-  create(member: Record<string, SvcJson>): SvcMember;
+  create(member: Record<string, SvcJsonIn>): SvcMember;
   /** Replaces the member's editable fields; null when there is no such member. */
-  update(id: number | string, member: Record<string, SvcJson>): SvcMember | null;
+  update(id: number | string, member: Record<string, SvcJsonIn>): SvcMember | null;
   /** True when a member was deleted. */
   delete(id: number | string): boolean;
 }
@@ -84,7 +90,7 @@ interface SvcRuntime {
   /** The value of a context key (a copy), or undefined. */
   get<K extends SvcKey>(key: K): SvcValue<K> | undefined;
   /** Sets a context key to a copy of `value` (JSON data only; anything else throws a TypeError). */
-  put<K extends SvcKey>(key: K, value: SvcValue<K> | undefined): void;
+  put<K extends SvcKey>(key: K, value: SvcPutValue<K> | undefined): void;
   /** True when the key is set. */
   contains(key: SvcKey): boolean;
   /** Unsets a key; true when it was set. */
@@ -110,7 +116,7 @@ declare var console: Console;
 declare const svc: SvcRuntime;
 declare function svc_delegate(): void;
 declare function zget<K extends SvcKey>(key: K): SvcValue<K> | undefined;
-declare function zput<K extends SvcKey>(key: K, value: SvcValue<K> | undefined): void;
+declare function zput<K extends SvcKey>(key: K, value: SvcPutValue<K> | undefined): void;
 declare function zcontains(key: SvcKey): boolean;
 declare function zdelete(key: SvcKey): boolean;
 declare function echo(text: string | number | boolean): void;
