@@ -82,6 +82,9 @@ export class HttpResponse implements ResponseSink {
     // Text goes as text (see encoding()): Node copies it into the write.
     const text = typeof chunk === 'string' ? encoding(chunk) : undefined;
     this.written += text === undefined ? chunk.length : text.bytes;
+    // HEAD is GET without a body: its status and headers go now, as GET's would with this write
+    // (node:http would hold them until end(), and a response cut before that sent nothing at all).
+    if (this.#head && !this.#res.headersSent) this.#res.flushHeaders();
     if (this.#head || this.status === 204 || this.status === 304) return;
     const res = this.#res;
     if (res.destroyed || this.#req.socket.destroyed) return;
@@ -179,9 +182,15 @@ export class HttpResponse implements ResponseSink {
     this.end(problemBody(problem, this.headers.get('x-request-id')));
   }
 
-  /** Closes the connection without completing the response. */
+  /** Closes the connection without completing the response, after what was written of it. */
   abort(): void {
     this.#ended = true;
+    // node:http corks the socket at a write until the next tick (to send the head and the first
+    // chunk together): destroyed in the same tick, as when a handler throws right after its first
+    // echo, the socket dropped them, and the client got an empty reply instead of the incomplete
+    // response README "Errors" says it sees. Uncorked, they reach the socket before it closes.
+    const socket = this.#res.socket;
+    while (socket && socket.writableCorked > 0) socket.uncork();
     this.#res.destroy();
   }
 }
