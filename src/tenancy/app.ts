@@ -61,10 +61,9 @@ export class App implements ServedApp {
     if (!COLLECTION_NAME.test(collection)) return undefined;
     for (const ext of ['.ts', '.js']) {
       const file = this.#resources + collection + ext;
-      // Anything there but a directory is the handler: a named pipe, or a link that leads to
-      // itself, is one that does not compile (its reading says why), not a collection that is off.
-      const st = statNow(file);
-      if (st && !st.isDirectory) return file;
+      // Anything there is the handler: a named pipe, a directory, or a link that leads to itself,
+      // is one that does not compile (its reading says why, README "Tenants"), not a collection that is off.
+      if (statNow(file)) return file;
     }
     return undefined;
   }
