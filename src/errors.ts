@@ -33,7 +33,7 @@ export const CATALOGUE = {
   'uri-too-long': { status: 414, title: 'URI Too Long', fix: 'Shorten the URL (query string included), or raise --max-url on the server.' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type', fix: 'Send Content-Type application/json or application/atom+xml, with no charset other than utf-8, and the body uncompressed (no Content-Encoding).' },
   'expectation-failed': { status: 417, title: 'Expectation Failed', fix: 'Send no Expect header, or `Expect: 100-continue` (the only expectation the server meets).' },
-  'headers-too-large': { status: 431, title: 'Request Header Fields Too Large', fix: 'Send a request line and headers of at most 16 KiB together (Node\'s --max-http-header-size); the connection is closed.' },
+  'headers-too-large': { status: 431, title: 'Request Header Fields Too Large', fix: 'Send a request line and headers of at most 16 KiB together (more when --max-url is raised past 8 KiB: see Limits); the connection is closed.' },
   // 5xx: the server or the handler
   'internal-error': { status: 500, title: 'Internal Server Error', fix: 'A bug in the server: the log has the details.' },
   'app-settings-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the app\'s svc.json as `detail` says (its JSON Schema is runtime/svc-settings.schema.json).' },

@@ -118,16 +118,28 @@ function plainHostKnown(header: string): PlainHost | undefined {
 }
 
 /**
+ * Bytes of a request's line and headers together: Node's bound (16 KiB unless its
+ * --max-http-header-size says otherwise), or, when --max-url is raised past what that leaves for
+ * headers, the URL's bound and HEADERS_BESIDE_URL, so that a URL within --max-url is never
+ * refused as a head too large (431) before it is measured against --max-url (414).
+ */
+export function headBytesFor(maxUrlBytes: number): number {
+  return Math.max(maxHeaderSize, maxUrlBytes + HEADERS_BESIDE_URL);
+}
+/** Bytes of the request line's method and version and of the headers, beside the URL (8 KiB). */
+const HEADERS_BESIDE_URL = 8 * 1024;
+
+/**
  * The problem answering what node:http reports on a connection ('clientError'): a request it could
  * not parse or that did not arrive in time, with the status Node itself would answer; undefined for
  * the connection's own errors (ECONNRESET, EPIPE), where there is no one to answer.
  */
-function clientErrorProblem(err: NodeJS.ErrnoException & { reason?: string }, requestTimeoutMs: number): SvcError | undefined {
+function clientErrorProblem(err: NodeJS.ErrnoException & { reason?: string }, requestTimeoutMs: number, headBytes: number): SvcError | undefined {
   switch (err.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new SvcError('request-timeout', `The request's headers and body did not arrive within ${requestTimeoutMs} ms: send the whole request sooner.`);
     case 'HPE_HEADER_OVERFLOW':
-      return new SvcError('headers-too-large', `The request line and headers are over ${maxHeaderSize} bytes together: send fewer or shorter headers.`);
+      return new SvcError('headers-too-large', `The request line and headers are over ${headBytes} bytes together: send fewer or shorter headers, or a shorter URL.`);
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return new SvcError('body-too-large', 'The chunk extensions of the body are too long: send the body without chunk extensions.');
   }
@@ -530,8 +542,10 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     });
   }
 
+  const headBytes = headBytesFor(limits.maxUrlBytes);
   const server = createServer(
     {
+      maxHeaderSize: headBytes,
       requestTimeout: limits.requestTimeoutMs,
       headersTimeout: limits.requestTimeoutMs,
       // How often Node checks the two timeouts above; its default (30 s) would let a slow request live twice as long.
@@ -562,7 +576,7 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
   // byte of a response is on the wire: through the response in progress, if any (it is then that
   // request's answer, logged as such), else straight on the socket. The connection then closes.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    const error = clientErrorProblem(err, limits.requestTimeoutMs);
+    const error = clientErrorProblem(err, limits.requestTimeoutMs, headBytes);
     const current = answering.get(socket);
     if (current !== undefined && current.req.complete && error !== undefined) {
       // The request being answered arrived whole: the error is in a later one. Answer this one as

@@ -79,3 +79,17 @@ t.test('a request that does not arrive in time is 408 request-timeout', async (t
   const list = await raw(server.port, 'GET /resources/notes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
   t.same(JSON.parse(list.body), [], 'nothing stored');
 });
+
+t.test('a URL within a raised --max-url is measured against it, not refused as a head over 16 KiB', async (t) => {
+  // Node's parser bounds the request line and headers at 16 KiB by default, and it stops a request
+  // before svc sees its URL: with --max-url 30000, a URL of 20,000 bytes was 431 headers-too-large.
+  const wide = await startServer({ appDir: app.dir, limits: { maxUrlBytes: 30_000 } });
+  t.teardown(() => wide.close());
+  const get = (path: string, headers = '') => raw(wide.port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`);
+  const within = await get(`/resources/notes?text=${'a'.repeat(20_000)}`);
+  t.equal(within.status, 200, 'a URL of 20,000 bytes: served');
+  problemOf(t, await get(`/resources/notes?text=${'a'.repeat(31_000)}`), 414, 'uri-too-long');
+  // The headers beside it keep their 8 KiB; past the URL's bound and those, 431 names the bytes.
+  const over = problemOf(t, await get(`/resources/notes?text=${'a'.repeat(20_000)}`, `X-Big: ${'b'.repeat(20_000)}\r\n`), 431, 'headers-too-large');
+  t.match(over.detail, /over 38192 bytes/);
+});
