@@ -52,6 +52,7 @@ export const CATALOGUE = {
   'not-ready': { status: 503, title: 'Service Unavailable', fix: 'The server is starting or cannot reach its store (see `detail`); /readyz turns 200 when it can serve.' },
   'store-time-limit': { status: 503, title: 'Service Unavailable', fix: 'The query made the store work longer than one query may (5 s by default): narrow it with a condition that reads an index (exact, in, startswith, a range) rather than contains, endswith, the case-insensitive conditions, month or day, and page it with count.' },
   'store-unavailable': { status: 503, title: 'Service Unavailable', fix: 'The data store could not be reached, or was too busy to answer in time: retry after the seconds in Retry-After.' },
+  'model-changed': { status: 503, title: 'Service Unavailable', fix: 'The collection\'s model file changed while the request was in progress, and the stored collection follows the file as it is now: send the request again (it is then read with the new model).' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof CATALOGUE;

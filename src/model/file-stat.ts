@@ -24,19 +24,7 @@ let clearing = false;
 export function statNow(path: string): FileStat | undefined {
   const known = memo.get(path);
   if (known !== undefined) return known ?? undefined;
-  let state: FileStat | null = null;
-  try {
-    const st = statSync(path, { throwIfNoEntry: false });
-    if (st) state = { isFile: st.isFile(), isDirectory: st.isDirectory(), key: `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}`, changedMs: Math.max(st.mtimeMs, st.ctimeMs) };
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    // A name too long for a file name (a URL segment can be kilobytes) names nothing, nor does a
-    // path through a file (`models` a file: `models/x.json` is ENOTDIR).
-    // Anything else (a link that leads to itself, ELOOP; a directory the server may not search,
-    // EACCES) is there, but is no file: whoever reads it says why (app-file.ts), rather than the
-    // request failing here as an internal error.
-    if (code !== 'ENAMETOOLONG' && code !== 'ENOTDIR') state = { isFile: false, isDirectory: false, key: `error:${code}`, changedMs: 0 };
-  }
+  const state = stat(path);
   memo.set(path, state);
   if (!clearing) {
     clearing = true;
@@ -46,4 +34,28 @@ export function statNow(path: string): FileStat | undefined {
     });
   }
   return state ?? undefined;
+}
+
+/**
+ * `path`'s state at this instant, not as of this turn: for a decision that must hold against a
+ * change made since the turn began (a store's migration to a model, under the database's lock).
+ */
+export function statFresh(path: string): FileStat | undefined {
+  return stat(path) ?? undefined;
+}
+
+function stat(path: string): FileStat | null {
+  try {
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st ? { isFile: st.isFile(), isDirectory: st.isDirectory(), key: `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}`, changedMs: Math.max(st.mtimeMs, st.ctimeMs) } : null;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    // A name too long for a file name (a URL segment can be kilobytes) names nothing, nor does a
+    // path through a file (`models` a file: `models/x.json` is ENOTDIR).
+    if (code === 'ENAMETOOLONG' || code === 'ENOTDIR') return null;
+    // Anything else (a link that leads to itself, ELOOP; a directory the server may not search,
+    // EACCES) is there, but is no file: whoever reads it says why (app-file.ts), rather than the
+    // request failing here as an internal error.
+    return { isFile: false, isDirectory: false, key: `error:${code}`, changedMs: 0 };
+  }
 }

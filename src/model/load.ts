@@ -115,8 +115,8 @@ function schemaMessage(e: ErrorObject): string {
   return `${where}: ${e.message}`;
 }
 
-/** Builds a Model from the text of `file`; never throws. */
-export function loadModel(file: string, text: string): LoadResult {
+/** Builds a Model from the text of `file` (read when it was in state `fileKey`, file-stat.ts); never throws. */
+export function loadModel(file: string, text: string, fileKey?: string): LoadResult {
   const name = basename(file, '.json');
   const reasons: string[] = [];
   if (!COLLECTION_NAME.test(name)) {
@@ -209,6 +209,7 @@ export function loadModel(file: string, text: string): LoadResult {
     calculatedFields: doc.calculated_fields ?? {},
     calculatedTypeFields: doc.calculated_type_fields ?? {},
     version: createHash('sha256').update(text).digest('hex').slice(0, 8),
+    ...(fileKey === undefined ? {} : { fileKey }),
   };
   for (const check of checks) reasons.push(...check(model));
   return reasons.length ? { ok: false, reason: listed(reasons) } : { ok: true, model };

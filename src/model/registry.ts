@@ -83,7 +83,7 @@ export class ModelRegistry {
       // file may be anything by the time it is read. Something there that is not a regular file
       // (a directory, a named pipe, a link that leads to itself) is a model file that is invalid,
       // and the reading says why.
-      result = loadModel(file, readAppFile(dirname(this.dir), `models/${name}.json`, MAX_MODEL_BYTES));
+      result = loadModel(file, readAppFile(dirname(this.dir), `models/${name}.json`, MAX_MODEL_BYTES), key);
     } catch (e) {
       if (!(e instanceof AppFileError)) throw e;
       result = { ok: false, reason: `the file ${e.detail}` };

@@ -75,6 +75,11 @@ export interface Model {
    * changed model never lets a cache keep a representation of before (handler/members.ts etagOf).
    */
   readonly version: string;
+  /**
+   * The model file's state (file-stat.ts `FileStat.key`) when it was read; undefined for a model
+   * not read from a file. A store migrates a table only to a model whose file is still so (sqlite-store.ts).
+   */
+  readonly fileKey?: string;
 }
 
 /** A stored member: `id`, `updated` and the declared fields that are present. */

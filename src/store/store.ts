@@ -1,6 +1,7 @@
 // The store interface and the query contract every store keeps (test/store/conformance.ts holds them to it).
 
 import { SvcError } from '../errors.ts';
+import { statFresh } from '../model/file-stat.ts';
 import type { Filter, Member, MemberData, Model, Order, Query, Value } from '../model/types.ts';
 
 /** Options of a read. */
@@ -189,6 +190,20 @@ export function nextUpdated(previous?: string): string {
 
 /** Seconds a client is asked to wait (`Retry-After`) when the store cannot be reached. */
 export const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The 503 of a request whose model is no longer its file (the file changed since the request
+ * read it) where the store would have to change the collection for it: a store follows the file as
+ * it is now, and never migrates a collection back to a model of before (sqlite-store.ts #migrate).
+ */
+export function modelChanged(name: string): SvcError {
+  return new SvcError('model-changed', `The model file of "${name}" changed while this request was in progress: send it again.`, { headers: { 'retry-after': '1' } });
+}
+
+/** Whether `model`'s file changed since it was read (at this instant, not as of this turn); never for a model not read from a file. */
+export function modelFileChanged(model: Model): boolean {
+  return model.fileKey !== undefined && statFresh(model.file)?.key !== model.fileKey;
+}
 
 /**
  * The 503 of a store that cannot be reached or is too busy to answer in time. The message names

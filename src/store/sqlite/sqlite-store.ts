@@ -3,7 +3,7 @@
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import { SvcError } from '../../errors.ts';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
-import { DEFAULT_STORE_TIME_MS, modelSignature, PAGE_WITH_TOTAL, storeTimeLimit, type ReadOptions, type Store, type WriteResult } from '../store.ts';
+import { DEFAULT_STORE_TIME_MS, modelChanged, modelFileChanged, modelSignature, PAGE_WITH_TOTAL, storeTimeLimit, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { BUSY_TIMEOUT_MS, openDatabase, openReader, retryWhileBusy, sqlitePath } from './database.ts';
 import { Allowance, Deadline, isTimeUp } from './deadline.ts';
 import { readers } from './readers.ts';
@@ -515,7 +515,15 @@ class SqliteStore implements Store {
     // is gone) or escapes the conversion (a number left in a field made boolean).
     await this.#writes.settle();
     if (this.#closed) throw new Error('the store is closed');
-    const c = await this.#schemaTransaction(() => migrate(this.#db, this.#statements, model));
+    const c = await this.#schemaTransaction(() => {
+      // A request holds the model it read when it began: one whose file changed since may be older
+      // than the model another request (or process) migrated the table to meanwhile. Migrated back,
+      // the table would undo that change (a date-time made a date again loses its time), and the
+      // newer model's description of it would be wrong for its requests. Checked under the lock:
+      // a migration to a newer file takes it after this one.
+      if (modelFileChanged(model)) throw modelChanged(model.name);
+      return migrate(this.#db, this.#statements, model);
+    });
     if (this.#closed) throw new Error('the store is closed');
     this.#collections.set(model.name, c);
     return c;
