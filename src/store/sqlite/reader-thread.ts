@@ -81,8 +81,14 @@ function batch(id: number, read: Read): Reply {
     stop(id);
     if (isTimeUp(e)) return { id, error: 'time' };
     if (isBusy(e)) return { id, error: 'busy' };
-    return { id, error: (e as Error)?.message ?? String(e) };
+    return failed(id, e);
   }
+}
+
+/** The reply of a read that failed with `e`: its message, and SQLite's result code when it has one. */
+function failed(id: number, e: unknown): Reply {
+  const errcode = (e as { errcode?: unknown } | null)?.errcode;
+  return { id, error: (e as Error)?.message ?? String(e), ...(typeof errcode === 'number' ? { errcode } : {}) };
 }
 
 function stop(id: number): void {
@@ -104,7 +110,7 @@ port.on('message', (m: Request) => {
         const rows = statement.iterate(...(m.params as SQLInputValue[])) as Iterator<SQLOutputValue[]>;
         read = { connection: c, sql: m.sql, statement, rows, allowance: new Allowance(m.timeMs) };
       } catch (e) {
-        port.postMessage({ id: m.id, error: isBusy(e) ? 'busy' : ((e as Error)?.message ?? String(e)) } satisfies Reply);
+        port.postMessage((isBusy(e) ? { id: m.id, error: 'busy' } : failed(m.id, e)) satisfies Reply);
         return;
       }
       reads.set(m.id, read);

@@ -31,7 +31,7 @@ export type Request =
 export type Reply =
   | { id: number; running: true }
   | { id: number; rows: SQLOutputValue[][]; done: boolean }
-  | { id: number; error: 'time' | 'busy' | string };
+  | { id: number; error: 'time' | 'busy' | string; errcode?: number };
 
 /**
  * `running` (database path) when a reader thread starts stepping a query, `finished` (path)
@@ -82,7 +82,8 @@ class Readers {
           done = true;
           if (reply.error === 'time') throw storeTimeLimit(limitMs);
           if (reply.error === 'busy') throw storeUnavailable(new Error('the database is locked'));
-          throw new Error(`reader thread: ${reply.error}`);
+          // SQLite's result code, as an error of the event loop's connection carries it (sqlite-store.ts #failure reads it).
+          throw Object.assign(new Error(`reader thread: ${reply.error}`), reply.errcode === undefined ? {} : { errcode: reply.errcode });
         }
         if (!('rows' in reply)) throw new Error('reader thread: unexpected reply');
         done = reply.done;

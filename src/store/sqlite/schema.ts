@@ -268,6 +268,21 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   };
 }
 
+/**
+ * Whether the table still keeps every declared field of `c` in the column `c` names, holding values
+ * of the type `c` was made for: a later migration (by this process or another on the file) may have
+ * moved a field to another column or given it another type. `string` and `text` hold the same values.
+ */
+export function stillFits(statements: Statements, c: Collection): boolean {
+  const recorded = new Map<string, readonly SQLOutputValue[]>();
+  for (const row of statements.rows('SELECT field, col, type FROM svc_fields WHERE collection = ?', [c.key])) recorded.set(row[0] as string, row);
+  const held = (type: unknown) => (type === 'text' ? 'string' : type);
+  return c.shape.columns.slice(2).every(({ field, column, type }) => {
+    const r = recorded.get(field);
+    return r !== undefined && r[1] === column && held(r[2]) === held(type);
+  });
+}
+
 function isText(affinity: string): boolean {
   return affinity === 'TEXT';
 }

@@ -9,7 +9,7 @@ import { Allowance, Deadline, isTimeUp } from './deadline.ts';
 import { readers } from './readers.ts';
 import { GroupCommit, transaction, type Writes } from './group-commit.ts';
 import { memberText, toMember, values, written } from './rows.ts';
-import { BOOKKEEPING_SQL, IF_UPDATED, migrate, SHAPE_COLUMN, TEXT_COLUMN, upgradeBookkeeping, type Collection } from './schema.ts';
+import { BOOKKEEPING_SQL, IF_UPDATED, migrate, SHAPE_COLUMN, stillFits, TEXT_COLUMN, upgradeBookkeeping, type Collection } from './schema.ts';
 import { countSql, orderWalkIsBounded, quoteIdent, scans, selectSql, type Sql } from './sql.ts';
 import { Statements } from './statements.ts';
 import { ThreadWrites } from './writer.ts';
@@ -34,6 +34,9 @@ const READ_AHEAD_PAGES = 2;
  * held the event loop this long at most before it moves there.
  */
 const SLICE_MS = 2;
+
+/** SQLite's result code of an error in SQL, such as a column that is not there (https://sqlite.org/rescode.html#error). */
+const SQLITE_ERROR = 1;
 
 /** A collection's member count (kept by triggers). */
 const COLLECTION_COUNT = 'SELECT count FROM svc_collections WHERE id = ?';
@@ -140,36 +143,70 @@ class SqliteStore implements Store {
 
   async *list(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<Member> {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
-    // The stored JSON text of each member, as listJson reads it: parsing it costs less than reading every column.
-    const rows = this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, c.indexes), options);
-    // Rows read on the event loop are iterated synchronously: an await per row would cost more than the row.
-    if (Symbol.asyncIterator in rows) {
-      for await (const row of rows) {
-        const member = this.#member(c, row);
-        if (member) yield member;
+    try {
+      // The stored JSON text of each member, as listJson reads it: parsing it costs less than reading every column.
+      const rows = this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, c.indexes), options);
+      // Rows read on the event loop are iterated synchronously: an await per row would cost more than the row.
+      if (Symbol.asyncIterator in rows) {
+        for await (const row of rows) {
+          const member = this.#member(c, row);
+          if (member) yield member;
+        }
+      } else {
+        for (const row of rows) {
+          const member = this.#member(c, row);
+          if (member) yield member;
+        }
       }
-    } else {
-      for (const row of rows) {
-        const member = this.#member(c, row);
-        if (member) yield member;
-      }
+    } catch (e) {
+      throw this.#failure(model, c, e);
     }
   }
 
   async *listJson(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<string> {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
-    const rows = this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, c.indexes), options);
-    if (Symbol.asyncIterator in rows) {
-      for await (const row of rows) {
-        const text = this.#memberText(c, row);
-        if (text !== '') yield text;
+    try {
+      const rows = this.#select(selectSql(c.shape, query, TEXT_COLUMNS), query, scans(query, c.indexes), options);
+      if (Symbol.asyncIterator in rows) {
+        for await (const row of rows) {
+          const text = this.#memberText(c, row);
+          if (text !== '') yield text;
+        }
+      } else {
+        for (const row of rows) {
+          const text = this.#memberText(c, row);
+          if (text !== '') yield text;
+        }
       }
-    } else {
-      for (const row of rows) {
-        const text = this.#memberText(c, row);
-        if (text !== '') yield text;
-      }
+    } catch (e) {
+      throw this.#failure(model, c, e);
     }
+  }
+
+  /**
+   * `e`, or model-changed when it is an error in the SQL of a collection the table no longer is:
+   * `c`, the collection of the request's `model`, made before a migration this process ran since
+   * (or another process ran, and then the model's file changed), names a column that migration
+   * moved (README "Models").
+   */
+  #failure(model: Model, c: Collection, e: unknown): unknown {
+    if ((e as { errcode?: unknown } | null)?.errcode !== SQLITE_ERROR) return e;
+    return this.#collections.get(model.name) !== c || modelFileChanged(model) ? modelChanged(model.name) : e;
+  }
+
+  /**
+   * `c`, the collection of the request's `model`, for a write of its declared fields, once no
+   * migration of the table is under way: a write issued during one goes after it. When the table
+   * has been migrated since `c` was made, and keeps one of `c`'s fields in another column or as
+   * another type, the write is refused (model-changed): through `c` it would fail (the column is
+   * gone) or store a value of the old type that the migration would have converted (a 7 in a field
+   * made boolean, which reads true but is not found by `=true`). A change that added or removed
+   * fields leaves `c`'s columns as they were: the write goes through it, as if made before.
+   */
+  async #writable(model: Model, c: Collection): Promise<Collection> {
+    for (let pending = this.#migrating.get(model.name); pending; pending = this.#migrating.get(model.name)) await pending.catch(() => {});
+    if (this.#collections.get(model.name) !== c && !stillFits(this.#statements, c)) throw modelChanged(model.name);
+    return c;
   }
 
   /**
@@ -290,6 +327,15 @@ class SqliteStore implements Store {
   /** The page and total of pageJson, each row of TEXT_COLUMNS made an item by `item` (undefined: a member a write deleted since). */
   async #page<T>(model: Model, query: Query, options: ReadOptions, item: (c: Collection, row: SQLOutputValue[]) => T | undefined): Promise<{ items: T[]; total: number } | undefined> {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
+    try {
+      return await this.#pageOf(c, model, query, options, item);
+    } catch (e) {
+      throw this.#failure(model, c, e);
+    }
+  }
+
+  /** #page's read, in `c`, the collection of `model`. */
+  async #pageOf<T>(c: Collection, model: Model, query: Query, options: ReadOptions, item: (c: Collection, row: SQLOutputValue[]) => T | undefined): Promise<{ items: T[]; total: number } | undefined> {
     const count = query.count;
     if (count === undefined || count === 0 || count > PAGE_WITH_TOTAL) return undefined;
     const allowance = new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS);
@@ -384,10 +430,14 @@ class SqliteStore implements Store {
     const c = this.#byModel.get(model) ?? (await this.#collection(model));
     this.#writes.commit();
     if (filters.length === 0) return this.#keptCount(c);
-    const { sql, params } = countSql(c.shape, filters);
-    const [row] = await this.#all(sql, params, scans({ filters }, c.indexes), new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS));
-    if (row === undefined) throw new Error('a count returned no row');
-    return row[0] as number;
+    try {
+      const { sql, params } = countSql(c.shape, filters);
+      const [row] = await this.#all(sql, params, scans({ filters }, c.indexes), new Allowance(options.timeMs ?? DEFAULT_STORE_TIME_MS));
+      if (row === undefined) throw new Error('a count returned no row');
+      return row[0] as number;
+    } catch (e) {
+      throw this.#failure(model, c, e);
+    }
   }
 
   /**
@@ -416,12 +466,21 @@ class SqliteStore implements Store {
 
   async get(model: Model, id: number): Promise<Member | null> {
     const { c, row } = await this.#textRow(model, id);
-    return (row && this.#member(c, row)) ?? null;
+    try {
+      return (row && this.#member(c, row)) ?? null;
+    } catch (e) {
+      throw this.#failure(model, c, e);
+    }
   }
 
   async getJson(model: Model, id: number): Promise<{ updated: string; text: string } | null> {
     const { c, row } = await this.#textRow(model, id);
-    const text = row ? this.#memberText(c, row) : '';
+    let text: string;
+    try {
+      text = row ? this.#memberText(c, row) : '';
+    } catch (e) {
+      throw this.#failure(model, c, e);
+    }
     return text === '' ? null : { updated: row![1] as string, text };
   }
 
@@ -437,17 +496,24 @@ class SqliteStore implements Store {
   }
 
   async insert(model: Model, data: MemberData, updated: string): Promise<Member> {
-    const c = this.#byModel.get(model) ?? (await this.#collection(model));
+    let c = this.#byModel.get(model) ?? (await this.#collection(model));
+    // Synchronously when nothing changed the table: the write is issued in the turn it was made.
+    if (this.#collections.get(model.name) !== c || this.#migrating.has(model.name)) c = await this.#writable(model, c);
     // One statement: the row and its count (by trigger) are written together.
-    const { lastInsertRowid } = await this.#writes.run(c.insert, [updated, ...values(c.shape.columns, data, c.shapeId)]);
+    const { lastInsertRowid } = await this.#writes.run(c.insert, [updated, ...values(c.shape.columns, data, c.shapeId)]).catch((e: unknown) => {
+      throw this.#failure(model, c, e);
+    });
     return written(c.shape.columns, lastInsertRowid, updated, data);
   }
 
   async replace(model: Model, id: number, data: MemberData, updated: string, ifUpdated?: string): Promise<WriteResult<Member>> {
-    const c = this.#byModel.get(model) ?? (await this.#collection(model));
+    let c = this.#byModel.get(model) ?? (await this.#collection(model));
+    if (this.#collections.get(model.name) !== c || this.#migrating.has(model.name)) c = await this.#writable(model, c);
     const params = [updated, ...values(c.shape.columns, data, c.shapeId), id];
     if (ifUpdated !== undefined) params.push(ifUpdated);
-    const { changes } = await this.#writes.run(ifUpdated === undefined ? c.replace : c.replace + IF_UPDATED, params);
+    const { changes } = await this.#writes.run(ifUpdated === undefined ? c.replace : c.replace + IF_UPDATED, params).catch((e: unknown) => {
+      throw this.#failure(model, c, e);
+    });
     if (changes === 1) return { ok: true, value: written(c.shape.columns, id, updated, data) };
     return { ok: false, reason: this.#missReason(c, id, ifUpdated) };
   }
