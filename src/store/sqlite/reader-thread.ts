@@ -1,5 +1,5 @@
-// A reader thread (readers.ts): runs the queries that scan, on connections of its own, and sends
-// their rows back in batches, one batch per request of the main thread.
+// A reader thread (readers.ts): runs the queries that scan, each on a connection of its own, and
+// sends their rows back in batches, one batch per request of the main thread.
 
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -25,6 +25,7 @@ const BATCH_ROWS = 256;
 const BATCH_SIZE = 1024 * 1024;
 
 interface Connection {
+  readonly path: string;
   readonly db: DatabaseSync;
   readonly deadline: Deadline;
   /** Prepared statements by SQL text, reused (preparing one costs as much as a small query). */
@@ -39,20 +40,41 @@ interface Read {
   readonly allowance: Allowance;
 }
 
-const connections = new Map<string, Connection>();
+/** Idle connections kept per database path, with their prepared statements, for the next reads. */
+const IDLE_PER_PATH = 2;
+
+/** Idle connections by database path. */
+const idle = new Map<string, Connection[]>();
 const reads = new Map<number, Read>();
 const port = parentPort!;
 
+/**
+ * A connection for one read, until it stops: the reads of one file in progress at once (one
+ * stepped, the others waiting for their consumers, readers.ts) each see the snapshot of their own
+ * first step. Statements of one connection share its read transaction, so a read begun beside
+ * another on its connection would see that one's older snapshot, not every write acknowledged
+ * before it began.
+ */
 function connection(path: string): Connection {
-  let c = connections.get(path);
-  if (!c) {
-    // The main thread's connection made the file (WAL, schema); this one only reads it.
-    const deadline = new Deadline();
-    const db = openReader(path, deadline);
-    c = { db, deadline, statements: new Statements(db) };
-    connections.set(path, c);
-  }
-  return c;
+  const c = idle.get(path)?.pop();
+  if (c) return c;
+  // The main thread's connection made the file (WAL, schema); this one only reads it.
+  const deadline = new Deadline();
+  const db = openReader(path, deadline);
+  return { path, db, deadline, statements: new Statements(db) };
+}
+
+/** `c`, done with its read: kept for the next, or closed. */
+function release(c: Connection): void {
+  let kept = idle.get(c.path);
+  if (!kept) idle.set(c.path, (kept = []));
+  if (kept.length < IDLE_PER_PATH) kept.push(c);
+  else closeConnection(c);
+}
+
+function closeConnection(c: Connection): void {
+  c.statements.close();
+  c.db.close();
 }
 
 function size(row: SQLOutputValue[]): number {
@@ -95,21 +117,24 @@ function stop(id: number): void {
   const read = reads.get(id);
   if (!read) return;
   reads.delete(id);
-  // Resets the statement, ending its read transaction; then it can serve the next read.
+  // Resets the statement, ending its read transaction; then it and its connection can serve the next read.
   read.rows.return?.();
   read.connection.statements.checkin(read.sql, read.statement);
+  release(read.connection);
 }
 
 port.on('message', (m: Request) => {
   switch (m.type) {
     case 'open': {
       let read: Read;
+      let c: Connection | undefined;
       try {
-        const c = connection(m.path);
+        c = connection(m.path);
         const statement = c.statements.checkout(m.sql);
         const rows = statement.iterate(...(m.params as SQLInputValue[])) as Iterator<SQLOutputValue[]>;
         read = { connection: c, sql: m.sql, statement, rows, allowance: new Allowance(m.timeMs) };
       } catch (e) {
+        if (c) release(c);
         port.postMessage((isBusy(e) ? { id: m.id, error: 'busy' } : failed(m.id, e)) satisfies Reply);
         return;
       }
@@ -127,12 +152,9 @@ port.on('message', (m: Request) => {
       stop(m.id);
       return;
     case 'close': {
-      const c = connections.get(m.path);
-      if (!c) return;
-      for (const [id, read] of reads) if (read.connection === c) stop(id);
-      connections.delete(m.path);
-      c.statements.close();
-      c.db.close();
+      for (const [id, read] of reads) if (read.connection.path === m.path) stop(id);
+      for (const c of idle.get(m.path) ?? []) closeConnection(c);
+      idle.delete(m.path);
       return;
     }
   }

@@ -9,9 +9,11 @@ import { ThreadPort } from './thread-port.ts';
 /** Reader threads of the process, shared by every app's file store. Default 2. */
 export const READER_THREADS = 2;
 /**
- * Reads of one app (one database file) in progress at once, in the reader threads: fewer than
- * READER_THREADS, so one app can never occupy every thread; its other reads wait their turn.
- * Default 1.
+ * Reads of one app (one database file) stepping at once in the reader threads: fewer than
+ * READER_THREADS, so one app can never occupy every thread; its other reads wait their turn. A turn
+ * is one batch: a read waiting for its consumer to take the rows of the last holds none, or one
+ * client reading slowly (or not at all, until --request-timeout) would hold up every other scan of
+ * the app, however long. Default 1.
  */
 export const READS_PER_APP = 1;
 
@@ -75,9 +77,12 @@ class Readers {
     thread.load++;
     const id = ++this.#seq;
     let done = false;
+    let turn = true;
     try {
       let reply = await thread.port.send({ type: 'open', id, path, sql, params, timeMs }, path);
       for (;;) {
+        this.#release(path);
+        turn = false;
         if ('error' in reply) {
           done = true;
           if (reply.error === 'time') throw storeTimeLimit(limitMs);
@@ -89,13 +94,15 @@ class Readers {
         done = reply.done;
         for (const row of reply.rows) yield row;
         if (done) return;
+        await this.#acquire(path);
+        turn = true;
         reply = await thread.port.send({ type: 'more', id }, path);
       }
     } finally {
       // Also when the consumer stops early: the thread resets the statement.
       if (!done) thread.port.post({ type: 'stop', id } satisfies Request);
       thread.load--;
-      this.#release(path);
+      if (turn) this.#release(path);
       readerEvents.emit('finished', path);
     }
   }
