@@ -51,6 +51,7 @@ export const CATALOGUE = {
   'tenant-busy': { status: 503, title: 'Service Unavailable', fix: 'This app has as many requests in progress as the server allows one app (--tenant-concurrency); retry after the Retry-After seconds.' },
   'not-ready': { status: 503, title: 'Service Unavailable', fix: 'The server is starting or cannot reach its store (see `detail`); /readyz turns 200 when it can serve.' },
   'store-time-limit': { status: 503, title: 'Service Unavailable', fix: 'The query made the store work longer than one query may (5 s by default): narrow it with a condition that reads an index (exact, in, startswith, a range) rather than contains, endswith, the case-insensitive conditions, month or day, and page it with count.' },
+  'store-full': { status: 507, title: 'Insufficient Storage', fix: 'The data store has no room left for the write (its disk is full); nothing of it was stored: the operator must free space, then the write can be sent again.' },
   'store-unavailable': { status: 503, title: 'Service Unavailable', fix: 'The data store could not be reached, or was too busy to answer in time: retry after the seconds in Retry-After.' },
   'model-changed': { status: 503, title: 'Service Unavailable', fix: 'The collection\'s model file changed while the request was in progress, and the stored collection follows the file as it is now: send the request again (it is then read with the new model).' },
 } as const satisfies Record<string, CatalogueEntry>;
@@ -141,5 +142,5 @@ const STATUS_TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
   406: 'Not Acceptable', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone', 412: 'Precondition Failed', 413: 'Content Too Large',
   414: 'URI Too Long', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable',
+  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 507: 'Insufficient Storage',
 };

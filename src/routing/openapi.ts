@@ -265,7 +265,7 @@ function operations(model: Model, events: readonly EventName[], operationId: (ev
           requestBody: { required: true, content: content(ref('create'), true) },
           responses: {
             201: { description: 'Created.', headers: { Location: { description: 'URL of the new member.', schema: { type: 'string', format: 'uri' } }, ETag: ETAG }, content: content(ref(''), true) },
-            ...problems(400, 406, 413, 415),
+            ...problems(400, 406, 413, 415, 507),
             ...errors,
           },
         };
@@ -284,7 +284,7 @@ function operations(model: Model, events: readonly EventName[], operationId: (ev
           summary: `Replace the editable fields of a member of ${model.name}`,
           parameters: [IF_MATCH, IF_NONE_MATCH_WRITE],
           requestBody: { required: true, content: content(ref('update'), true) },
-          responses: { 200: { description: 'The updated member.', headers: { ETag: ETAG }, content: content(ref(''), true) }, ...problems(400, 404, 406, 412, 413, 415), ...errors },
+          responses: { 200: { description: 'The updated member.', headers: { ETag: ETAG }, content: content(ref(''), true) }, ...problems(400, 404, 406, 412, 413, 415, 507), ...errors },
         };
         break;
       case 'delete':
@@ -293,8 +293,8 @@ function operations(model: Model, events: readonly EventName[], operationId: (ev
           summary: `Delete a member of ${model.name}`,
           parameters: [IF_MATCH, IF_NONE_MATCH_WRITE],
           // 406 too: Accept is negotiated for every request to a collection (server.ts), a delete's
-          // included, though its 204 has no body.
-          responses: { 204: { description: 'Deleted.' }, ...problems(400, 404, 406, 412), ...errors },
+          // included, though its 204 has no body. 507 (store-full): a delete is a write too.
+          responses: { 204: { description: 'Deleted.' }, ...problems(400, 404, 406, 412, 507), ...errors },
         };
         break;
       default:

@@ -206,6 +206,16 @@ export function modelFileChanged(model: Model): boolean {
 }
 
 /**
+ * The 507 of a write the store has no room for (SQLite's file system is full): nothing of it is
+ * stored, and sending it again helps only once there is room. `cause` is kept for the server's log.
+ */
+export function storeFull(cause?: unknown): SvcError {
+  const err = new SvcError('store-full', 'The data store has no room left for this write (its disk is full); nothing of it was stored.');
+  if (cause !== undefined) Object.defineProperty(err, 'cause', { value: cause, enumerable: false });
+  return err;
+}
+
+/**
  * The 503 of a store that cannot be reached or is too busy to answer in time. The message names
  * no host, path or driver detail; `cause` keeps the original error for the server's log.
  */

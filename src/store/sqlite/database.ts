@@ -144,6 +144,12 @@ export async function retryWhileBusy<T>(open: () => T, boundMs = BUSY_TIMEOUT_MS
   }
 }
 
+/** Whether `e` is SQLite's "database or disk is full" (a write found no room: https://sqlite.org/rescode.html#full). */
+export function isFull(e: unknown): boolean {
+  const code = (e as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && (code & 0xff) === 13;
+}
+
 /**
  * Whether `e` is SQLite's "database is busy/locked" (after BUSY_TIMEOUT_MS of waiting for another
  * connection): the store is there but cannot answer in time, as a MongoDB write conflict or a

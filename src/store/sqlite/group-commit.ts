@@ -1,8 +1,8 @@
 // Group commit: the writes of every request that arrives within one turn of the event loop share one fsync.
 
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
-import { storeUnavailable } from '../store.ts';
-import { isBusy } from './database.ts';
+import { storeFull, storeUnavailable } from '../store.ts';
+import { isBusy, isFull } from './database.ts';
 import type { Statements } from './statements.ts';
 
 /** What a write statement did. */
@@ -219,7 +219,8 @@ export function transaction<T>(db: DatabaseSync, fn: () => T): T {
   }
 }
 
-/** A busy database is a store that cannot answer in time (503); any other error stays as it is. */
+/** A busy database is a store that cannot answer in time (503), a full one one with no room (507); any other error stays as it is. */
 function failure(e: unknown): unknown {
-  return isBusy(e) ? storeUnavailable(e) : e;
+  if (isBusy(e)) return storeUnavailable(e);
+  return isFull(e) ? storeFull(e) : e;
 }

@@ -46,6 +46,7 @@ function writeError(e: unknown): WriteError {
   if (e instanceof SvcError && e.code === 'store-unavailable') {
     return { message: String((e as { cause?: unknown }).cause ?? e.message), unavailable: true };
   }
+  if (e instanceof SvcError && e.code === 'store-full') return { message: String((e as { cause?: unknown }).cause ?? e.message), full: true };
   const errcode = (e as { errcode?: unknown } | null)?.errcode;
   return { message: (e as Error)?.message ?? String(e), ...(typeof errcode === 'number' ? { errcode } : {}) };
 }

@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import type { SQLInputValue } from 'node:sqlite';
 import { SvcError } from '../../errors.ts';
-import { storeUnavailable } from '../store.ts';
+import { storeFull, storeUnavailable } from '../store.ts';
 import { BUSY_TIMEOUT_MS } from './database.ts';
 import type { RunResult, Writes } from './group-commit.ts';
 import { ThreadPort } from './thread-port.ts';
@@ -21,11 +21,12 @@ export interface WriteOp {
 type Message = { type: 'run'; path: string; ops: WriteOp[]; waitMs: number } | { type: 'close'; path: string };
 export type WriterRequest = Message & { id: number };
 
-/** A write's failure, as the thread saw it: SQLite's message and result code, or the store was unavailable. */
+/** A write's failure, as the thread saw it: SQLite's message and result code, or the store was unavailable, or full. */
 export interface WriteError {
   readonly message: string;
   readonly errcode?: number;
   readonly unavailable?: boolean;
+  readonly full?: boolean;
 }
 
 /** Per op of the request, in order: what it did, or why it failed; and the number of the commit that acknowledged them (per connection). */
@@ -160,5 +161,6 @@ function outcomeUnknown(cause: unknown): SvcError {
 /** The error a write failed with in the writer thread, as this thread's callers know it. */
 function writeError(e: WriteError): Error {
   if (e.unavailable) return storeUnavailable(new Error(e.message));
+  if (e.full) return storeFull(new Error(e.message));
   return Object.assign(new Error(e.message), e.errcode === undefined ? {} : { errcode: e.errcode });
 }
