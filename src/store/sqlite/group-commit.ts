@@ -1,8 +1,9 @@
 // Group commit: the writes of every request that arrives within one turn of the event loop share one fsync.
 
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import { SvcError } from '../../errors.ts';
 import { storeFull, storeUnavailable } from '../store.ts';
-import { isBusy, isFull } from './database.ts';
+import { BUSY_TIMEOUT_MS, isBusy, isFull, retryWhileBusy } from './database.ts';
 import type { Statements } from './statements.ts';
 
 /** What a write statement did. */
@@ -217,6 +218,28 @@ export function transaction<T>(db: DatabaseSync, fn: () => T): T {
     if (db.isTransaction) db.exec('ROLLBACK');
     throw failure(e);
   }
+}
+
+/**
+ * `fn` in a write transaction of its own on `db` (as `transaction`), whose lock is taken without
+ * blocking the thread: while another connection (the writer thread, another process) holds it,
+ * tried again after pauses (retryWhileBusy) for up to BUSY_TIMEOUT_MS, then store-unavailable.
+ * SQLite's own busy handler would sleep the thread meanwhile, which on the event loop is every
+ * app's requests.
+ */
+export function lockedTransaction<T>(db: DatabaseSync, fn: () => T): Promise<T> {
+  return retryWhileBusy(
+    () => {
+      db.exec('PRAGMA busy_timeout = 0');
+      try {
+        return transaction(db, fn);
+      } finally {
+        db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+    },
+    BUSY_TIMEOUT_MS,
+    (e) => e instanceof SvcError && e.code === 'store-unavailable',
+  );
 }
 
 /** A busy database is a store that cannot answer in time (503), a full one one with no room (507); any other error stays as it is. */

@@ -45,6 +45,16 @@ export const BOOKKEEPING_SQL = `
   );`;
 
 /**
+ * Whether the bookkeeping tables are there and as this svc keeps them, so that BOOKKEEPING_SQL and
+ * upgradeBookkeeping would change nothing (reads: no lock to wait for).
+ */
+export function bookkeepingIsCurrent(statements: Statements): boolean {
+  if (statements.row('PRAGMA user_version', [])![0] !== SCHEMA_VERSION) return false;
+  const tables = statements.row(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('svc_collections', 'svc_fields', 'svc_shapes')`, [])![0];
+  return tables === 3 && statements.row(`SELECT 1 FROM pragma_table_info('svc_fields') WHERE name = 'type'`, []) !== undefined;
+}
+
+/**
  * Brings the bookkeeping tables of a database an older svc made up to these (in the transaction
  * that ran BOOKKEEPING_SQL): `svc_fields.type`, the type each field's column holds values of (NULL
  * where an older svc last wrote them: unknown). An svc before version 3 kept the text of a field

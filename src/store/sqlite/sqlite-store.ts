@@ -1,15 +1,14 @@
 // The embedded store (README "Storage"): one SQLite database per app through Node's built-in node:sqlite.
 
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
-import { SvcError } from '../../errors.ts';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
 import { DEFAULT_STORE_TIME_MS, modelChanged, modelFileChanged, modelSignature, PAGE_WITH_TOTAL, storeTimeLimit, type ReadOptions, type Store, type WriteResult } from '../store.ts';
-import { BUSY_TIMEOUT_MS, openDatabase, openReader, retryWhileBusy, sqlitePath } from './database.ts';
+import { openDatabase, openReader, retryWhileBusy, sqlitePath } from './database.ts';
 import { Allowance, Deadline, isTimeUp } from './deadline.ts';
 import { readers } from './readers.ts';
-import { GroupCommit, transaction, type Writes } from './group-commit.ts';
+import { GroupCommit, lockedTransaction, transaction, type Writes } from './group-commit.ts';
 import { memberText, toMember, values, written } from './rows.ts';
-import { BOOKKEEPING_SQL, IF_UPDATED, migrate, SHAPE_COLUMN, stillFits, TEXT_COLUMN, upgradeBookkeeping, type Collection } from './schema.ts';
+import { BOOKKEEPING_SQL, bookkeepingIsCurrent, IF_UPDATED, migrate, SHAPE_COLUMN, stillFits, TEXT_COLUMN, upgradeBookkeeping, type Collection } from './schema.ts';
 import { countSql, orderWalkIsBounded, quoteIdent, scans, selectSql, type Sql } from './sql.ts';
 import { Statements } from './statements.ts';
 import { ThreadWrites } from './writer.ts';
@@ -58,10 +57,33 @@ export async function openSqliteStore(uri: string, name: string): Promise<Store>
   const deadline = new Deadline();
   const db = await retryWhileBusy(() => openDatabase(path, deadline));
   try {
+    await prepareBookkeeping(db, path === ':memory:');
     return new SqliteStore(db, deadline, path === ':memory:' ? undefined : path);
   } catch (e) {
     db.close();
     throw e;
+  }
+}
+
+/**
+ * Makes the bookkeeping tables, or brings an older svc's up to date: in a write transaction only
+ * when they need it (a read tells), its lock taken without blocking the event loop. An app's store
+ * is opened at start, and in tenant mode on a tenant's first request and again after each idle
+ * release: in SQLite's busy handler, while another process held the file's write lock, the whole
+ * process slept (every app's requests) for up to BUSY_TIMEOUT_MS.
+ */
+async function prepareBookkeeping(db: DatabaseSync, memory: boolean): Promise<void> {
+  const statements = new Statements(db);
+  try {
+    if (bookkeepingIsCurrent(statements)) return;
+    const make = () => {
+      db.exec(BOOKKEEPING_SQL);
+      upgradeBookkeeping(db, statements);
+    };
+    if (memory) transaction(db, make);
+    else await lockedTransaction(db, make);
+  } finally {
+    statements.close();
   }
 }
 
@@ -130,10 +152,6 @@ class SqliteStore implements Store {
     this.#path = path;
     this.#statements = new Statements(db);
     this.#writes = path === undefined ? new GroupCommit(db, this.#statements) : new ThreadWrites(path);
-    transaction(db, () => {
-      db.exec(BOOKKEEPING_SQL);
-      upgradeBookkeeping(db, this.#statements);
-    });
     if (path !== undefined) readers.open(path);
   }
 
@@ -597,9 +615,8 @@ class SqliteStore implements Store {
 
   /**
    * `fn` in a write transaction of the main connection, whose lock is taken without blocking the
-   * event loop: while the writer thread (or another process) holds it, tried again after pauses
-   * (retryWhileBusy) for up to BUSY_TIMEOUT_MS, then store-unavailable. SQLite's own busy
-   * handler would sleep on the event loop meanwhile.
+   * event loop (lockedTransaction): while the writer thread (or another process) holds it, tried
+   * again after pauses for up to BUSY_TIMEOUT_MS, then store-unavailable.
    */
   #schemaTransaction<T>(fn: () => T): Promise<T> {
     // In memory the one connection also runs the group commit: a write issued since the change's
@@ -611,17 +628,6 @@ class SqliteStore implements Store {
         resolve(transaction(this.#db, fn));
       });
     }
-    return retryWhileBusy(
-      () => {
-        this.#db.exec('PRAGMA busy_timeout = 0');
-        try {
-          return transaction(this.#db, fn);
-        } finally {
-          this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-        }
-      },
-      BUSY_TIMEOUT_MS,
-      (e) => e instanceof SvcError && e.code === 'store-unavailable',
-    );
+    return lockedTransaction(this.#db, fn);
   }
 }
