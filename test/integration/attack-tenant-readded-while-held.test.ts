@@ -17,9 +17,15 @@ import { readerEvents } from '../../src/store/sqlite/readers.ts';
 import { getWithHost } from '../helpers/raw-http.ts';
 import { tenantsServer } from '../helpers/server.ts';
 
-const ROWS = 40;
-/** 256 KiB a member: 10 MiB in all, far more than the sockets buffer, in batches of 1 MiB. */
-const TEXT = 'a'.repeat(256 * 1024);
+/**
+ * 64 KiB a member, 256 members: 16 MiB in all, in reader batches of 1 MiB. A JSON list is written in
+ * chunks of 64 members (4 MiB here, representation/json.ts CHUNK_MEMBERS): the list's read stops
+ * after the first chunks, which a client that does not read takes no more of than the sockets
+ * buffer (about 4 MiB on Linux). Fewer members than a chunk were read whole before the first write,
+ * whatever the client did, and the read then raced the old app's close (40 members of 256 KiB).
+ */
+const ROWS = 256;
+const TEXT = 'a'.repeat(64 * 1024);
 
 /** Opens a connection and sends `data`; the caller reads (or not) what comes back. */
 async function open(port: number, data: string): Promise<Socket> {
@@ -45,7 +51,7 @@ t.test('closing the removed app does not cut short a list of the tenant opened a
   // Seeded through the store: ROWS members of TEXT.
   const app = (await s.apps.resolve('acme.localhost'))!;
   const model = app.models.get('notes')!;
-  for (let i = 0; i < ROWS; i++) await app.store.insert(model, { text: TEXT }, new Date().toISOString());
+  await Promise.all(Array.from({ length: ROWS }, () => app.store.insert(model, { text: TEXT }, new Date().toISOString())));
   s.apps.release(app);
 
   // A request in flight holds the old app: an upload whose body has not come yet. 100 Continue is
