@@ -144,8 +144,10 @@ port.on('message', (m: Request) => {
       return;
     }
     case 'more': {
+      // A read the main thread asks more of is one this thread stopped: its file's last store
+      // closed ('close'). Answered as done, the list would end short as if whole.
       const read = reads.get(m.id);
-      port.postMessage(read ? batch(m.id, read) : ({ id: m.id, rows: [], done: true } satisfies Reply));
+      port.postMessage(read ? batch(m.id, read) : ({ id: m.id, error: 'the read was stopped: its database file was closed' } satisfies Reply));
       return;
     }
     case 'stop':
