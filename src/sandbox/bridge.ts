@@ -13,7 +13,7 @@ import ivm from 'isolated-vm';
 import type { Exchange } from '../exchange/exchange.ts';
 import { JsonText } from '../handler/default-handler.ts';
 import { EVENTS, handlerName } from '../routing/events.ts';
-import { GuestError, HEADER_NAME, HEADER_VALUE, malformed, MAX_HEADERS, MAX_LOG_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, outputCap, parseGuestJson, RESPONSE_SERVER_HEADERS, type Call } from './guest.ts';
+import { GuestError, HEADER_NAME, HEADER_VALUE, malformed, MAX_HEADERS, MAX_LOG_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, OUTCOME_DATA, outputCap, parseGuestJson, RESPONSE_SERVER_HEADERS, type Call } from './guest.ts';
 import { OPS } from './ops/index.ts';
 import { admitIntl } from './ops/intl.ts';
 
@@ -22,13 +22,6 @@ const PRELUDE = readFileSync(new URL('../../runtime/prelude.js', import.meta.url
 // Every context made from here on has V8's `gc` global: the prelude takes it away from handler code
 // and keeps it to collect the ICU memory of Intl objects, which the isolate's limit does not count.
 setFlagsFromString('--expose-gc');
-
-/**
- * The most characters a runtime call's JSON payload may have (status and headers, parameters, a
- * body, model-API arguments, an outcome), so that no call makes the host's event loop parse
- * megabytes. Output goes as the separate text argument, capped by maxOutputBytes and not parsed.
- */
-const MAX_PAYLOAD_CHARS = 4 * 1024 * 1024;
 
 /**
  * The calls whose text argument is something (every other call's is empty): response output,
@@ -140,7 +133,6 @@ async function perform(call: Call, op: unknown, payloadText: unknown, text: unkn
     if (call.refused && op !== 'finish' && op !== 'delegated' && op !== 'log') throw call.refused;
     if (typeof op !== 'string' || !Object.hasOwn(OPS, op)) throw malformed('operation');
     if (typeof payloadText !== 'string') throw malformed('payload');
-    if (payloadText.length > MAX_PAYLOAD_CHARS) throw new GuestError(`svc: the data of this call is over ${MAX_PAYLOAD_CHARS} characters as JSON`);
     if (typeof text !== 'string') throw malformed('text');
     switch (TEXT_OF.get(op)) {
       case 'output':
@@ -155,7 +147,8 @@ async function perform(call: Call, op: unknown, payloadText: unknown, text: unkn
       default:
         if (text !== '') throw malformed('text');
     }
-    const payload = payloadText === '' ? '' : parseGuestJson(payloadText);
+    // Its length bounded first (MAX_PAYLOAD_CHARS): over it, nothing is parsed.
+    const payload = payloadText === '' ? '' : parseGuestJson(payloadText, op === 'finish' ? OUTCOME_DATA : undefined);
     const value = await OPS[op]!(call, payload, text);
     return value instanceof JsonText ? `{"value":${value.text}}` : JSON.stringify({ value: value ?? null });
   } catch (err) {
@@ -167,6 +160,8 @@ async function perform(call: Call, op: unknown, payloadText: unknown, text: unkn
     }
     // Nobody waits for a one-way call's reply: its failure is kept for the handler's next call and the request's end.
     if (oneWay && !call.closed) call.refused ??= error;
+    // Nor for `finish`'s: an async handler's outcome the host refused is its failure, not a promise that never settled.
+    if (op === 'finish') call.finished ??= { error: { name: error.type, message: error.message } };
     return reply(error, call.closed);
   } finally {
     if (!oneWay) {

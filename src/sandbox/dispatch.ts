@@ -11,7 +11,7 @@ import type { Exchange } from '../exchange/exchange.ts';
 import { allowHeader, isMemberEvent } from '../routing/events.ts';
 import { requestJson } from './bridge.ts';
 import { compileError, locate, type Artifact } from './compile.ts';
-import { applyHead, checkOutcome, parseGuestJson, type Call, type Outcome } from './guest.ts';
+import { applyHead, checkOutcome, GuestError, OUTCOME_DATA, parseGuestJson, type Call, type Outcome } from './guest.ts';
 import type { Slot } from './isolate-pool.ts';
 
 type Compiled = Extract<Artifact, { ok: true }>;
@@ -86,9 +86,11 @@ async function serve(slot: Slot, artifact: Compiled, ex: Exchange, ran: () => vo
     };
   } else {
     try {
-      outcome = checkOutcome(parseGuestJson(String(returned)));
-    } catch {
-      outcome = { error: { name: 'Error', message: 'the handler runtime returned a malformed outcome' } };
+      // Bounded as a runtime call's data is: a handler that neither wrote nor delegated could
+      // otherwise have the host parse and send headers as large as its isolate could hold.
+      outcome = checkOutcome(parseGuestJson(String(returned), OUTCOME_DATA));
+    } catch (err) {
+      outcome = { error: err instanceof GuestError ? { name: err.type, message: err.message } : { name: 'Error', message: 'the handler runtime returned a malformed outcome' } };
     }
   }
   // A delegate() or echo() the host refused after the handler went on without waiting for it.

@@ -111,8 +111,24 @@ export class GuestError extends Error {
   }
 }
 
-/** JSON from the guest: `__proto__` keys and object-valued `constructor` keys are dropped, depth is bounded. */
-export function parseGuestJson(text: string): unknown {
+/**
+ * The most characters of JSON the host reads from an isolate at once: the data of a runtime call
+ * (status and headers, parameters, a body, model-API arguments) or how a handler ended (its status
+ * and headers), so that no handler makes the host's event loop parse, check and send megabytes
+ * (README "Limits"). Output is not JSON: it goes as text, capped by maxOutputBytes.
+ */
+export const MAX_PAYLOAD_CHARS = 4 * 1024 * 1024;
+
+/** A handler's outcome, as parseGuestJson's `what` names it over MAX_PAYLOAD_CHARS. */
+export const OUTCOME_DATA = 'the status and headers the handler ended with are';
+
+/**
+ * JSON from the guest: at most MAX_PAYLOAD_CHARS characters (a longer text is refused unread, the
+ * error saying `what` … over the bound), `__proto__` keys and object-valued `constructor` keys
+ * dropped, depth bounded.
+ */
+export function parseGuestJson(text: string, what = 'the data of this call is'): unknown {
+  if (text.length > MAX_PAYLOAD_CHARS) throw new GuestError(`svc: ${what} over ${MAX_PAYLOAD_CHARS} characters as JSON`);
   // V8 can misread an escaped name after another parse in the process (json-text.ts, readValid),
   // so such text is read around it. This runs on every runtime call: hasEscapedName looks only at
   // the strings that hold a backslash (a native search finds them), so the rest stays on JSON.parse
