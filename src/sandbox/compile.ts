@@ -3,7 +3,6 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { SourceMap } from 'node:module';
-import { Script } from 'node:vm';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import type * as esbuild from 'esbuild';
 import { SvcError } from '../errors.ts';
@@ -13,6 +12,7 @@ import type { Exchange } from '../exchange/exchange.ts';
 import { DEFAULT_LIMITS, type Limits } from '../exchange/limits.ts';
 import { EVENTS, handlerName, type EventName } from '../routing/events.ts';
 import { CompileTimeout, CompilerDied, inLane, type LaneEsbuild } from './compile-lanes.ts';
+import { parseInWorker } from './v8-parse.ts';
 
 export interface CompileError {
   /** esbuild's message, without a location. */
@@ -351,7 +351,7 @@ export class Compiler {
           events: declaredEvents(js),
           map: new SourceMap(JSON.parse(map)),
         };
-        const refused = v8Refusal(artifact);
+        const refused = await v8Refusal(artifact);
         if (refused) artifact = { ok: false, hash: digest, rel, error: refused };
       }
     } catch (err) {
@@ -464,24 +464,22 @@ async function isDelegateOnly(esbuild: LaneEsbuild, source: string, loader: esbu
 /**
  * V8's early error in a bundle esbuild accepted (`import.meta` outside a module, a regular
  * expression V8 refuses, `/a{2,1}/`), at its place in the source: the isolate would refuse it
- * on every request, and `svc check` must say so as serve does. Only parsed, never run.
+ * on every request, and `svc check` must say so as serve does. Only parsed, never run, in a
+ * worker thread (v8-parse.ts: a parse can take seconds).
  */
-function v8Refusal(artifact: Extract<Artifact, { ok: true }>): CompileError | undefined {
-  try {
-    new Script(artifact.code, { filename: artifact.scriptName });
-    return undefined;
-  } catch (err) {
-    // A SyntaxError only: a RangeError (the parser ran out of this thread's stack, which is smaller
-    // than an isolate's) says nothing of what the isolate accepts, and is left to it.
-    if (!(err instanceof SyntaxError) || /call stack/i.test(err.message)) return undefined;
-    const text = err.message;
-    // `svc-handler:resources/x.ts:3\n<the line>\n   ^^^` on top of the stack.
-    const m = /^.*:(\d+)\n.*\n( *)\^/.exec(err.stack ?? '');
-    if (!m) return { text };
-    const entry = artifact.map.findEntry(Number(m[1]) - 1, m[2]!.length) as { originalSource?: string; originalLine?: number; originalColumn?: number };
-    if (entry.originalSource === undefined || entry.originalLine === undefined) return { text };
-    return { text, location: `${entry.originalSource.replace(/^svc:/, '')}:${entry.originalLine + 1}:${(entry.originalColumn ?? 0) + 1}` };
-  }
+async function v8Refusal(artifact: Extract<Artifact, { ok: true }>): Promise<CompileError | undefined> {
+  const err = await parseInWorker(artifact.code, artifact.scriptName);
+  if (err === undefined) return undefined;
+  // A SyntaxError only: a RangeError (the parser ran out of the thread's stack, which is smaller
+  // than an isolate's) says nothing of what the isolate accepts, and is left to it.
+  if (!err.syntax || /call stack/i.test(err.message)) return undefined;
+  const text = err.message;
+  // `svc-handler:resources/x.ts:3\n<the line>\n   ^^^` on top of the stack.
+  const m = /^.*:(\d+)\n.*\n( *)\^/.exec(err.stack);
+  if (!m) return { text };
+  const entry = artifact.map.findEntry(Number(m[1]) - 1, m[2]!.length) as { originalSource?: string; originalLine?: number; originalColumn?: number };
+  if (entry.originalSource === undefined || entry.originalLine === undefined) return { text };
+  return { text, location: `${entry.originalSource.replace(/^svc:/, '')}:${entry.originalLine + 1}:${(entry.originalColumn ?? 0) + 1}` };
 }
 
 /** `resources/x.ts:12` of the first stack frame in the handler's own code, through the source map. */

@@ -1,0 +1,51 @@
+// V8's parse of a handler bundle, in a worker thread: off the server's event loop.
+//
+// V8 checks every regular expression literal as it parses, lazily compiled functions included,
+// and with the `v` or `u` flag and `i` that check computes Unicode sets through ICU: the 256 KiB a
+// handler may have, as `/[\p{L}&&\p{Ll}]/vi` over and over, took V8 1.5 to 4 s to parse (never
+// run). Parsed on the main thread, every tenant's requests waited that long, once per handler
+// version and per handler file.
+
+import { Worker } from 'node:worker_threads';
+
+/** How V8 refused the text: its error as the parse threw it. */
+export interface ParseFailure {
+  readonly syntax: boolean;
+  readonly message: string;
+  readonly stack: string;
+}
+
+/** The worker's heap at most, in MiB (a parse's syntax tree is outside it). */
+const MAX_HEAP_MIB = 256;
+
+/** The worker: parses `code` as a classic script named `filename` (node:vm, never run) and posts null or the failure. */
+const PARSE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Script } = require('node:vm');
+try {
+  new Script(workerData.code, { filename: workerData.filename });
+  parentPort.postMessage(null);
+} catch (e) {
+  parentPort.postMessage({ syntax: e instanceof SyntaxError, message: String(e?.message), stack: String(e?.stack) });
+}
+`;
+
+/**
+ * V8's verdict on `code`: undefined when it parses (or when the worker could not say, out of
+ * memory: the isolate that runs it will), else the failure. Not bounded in time: the parse is
+ * bounded by the handler's size (maxHandlerBytes), and takes no thread but its own; a bound would
+ * make a handler that parses slowly on a busy machine fail until its content changed (a compile
+ * over its time is remembered so), where the isolate that runs it parses it unbounded anyway.
+ */
+export function parseInWorker(code: string, filename: string): Promise<ParseFailure | undefined> {
+  return new Promise((resolve) => {
+    const worker = new Worker(PARSE, { eval: true, workerData: { code, filename }, resourceLimits: { maxOldGenerationSizeMb: MAX_HEAP_MIB } });
+    worker.once('message', (failure: ParseFailure | null) => {
+      resolve(failure ?? undefined);
+      void worker.terminate();
+    });
+    // Out of memory, or another failure of the worker's own: no verdict.
+    worker.once('error', () => resolve(undefined));
+    worker.once('exit', () => resolve(undefined));
+  });
+}
