@@ -57,7 +57,7 @@ t.test('paging and ordering', async (t) => {
 
 t.test('an in list holds at most 1000 values', async (t) => {
   t.equal((q(`i__in=${Array.from({ length: 1000 }, (_, n) => n).join(',')}`).filters[0]!.value as unknown[]).length, 1000);
-  t.throws(() => q(`i__in=${Array.from({ length: 1001 }, (_, n) => n).join(',')}`), { code: 'invalid-query', errors: [{ parameter: 'i__in', message: 'takes at most 1000 values, not 1001' }] });
+  t.throws(() => q(`i__in=${Array.from({ length: 1001 }, (_, n) => n).join(',')}`), { code: 'invalid-query', errors: [{ parameter: 'i__in', message: 'takes at most 1000 values' }] });
 });
 
 t.test('errors name every bad parameter', async (t) => {
