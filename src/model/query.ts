@@ -2,7 +2,7 @@
 
 import { validationError, type FieldError } from '../errors.ts';
 import { CONDITIONS, type Condition, type FieldDef, type FieldType, type Filter, type Model, type Order, type Query, type Value } from './types.ts';
-import { charLength, parseValue } from './values.ts';
+import { longerThan, parseValue } from './values.ts';
 
 /** Parameters that are not filters. A field named like one is filtered as `<field>__exact`. */
 export const RESERVED_PARAMS = ['start', 'count', 'order_by', 'format_as'] as const;
@@ -186,9 +186,9 @@ function parseFilterValue(field: FieldDef, condition: Condition, raw: string): {
       return { value: bounds };
     }
     default: {
-      // Code points, as max_length counts them (never more than the UTF-16 length).
-      if (TEXT_CONDITIONS.includes(condition) && raw.length > MAX_TEXT_CONDITION_CHARS && charLength(raw) > MAX_TEXT_CONDITION_CHARS) {
-        return { message: `is a text of at most ${MAX_TEXT_CONDITION_CHARS} characters for "${condition}", not ${charLength(raw)}` };
+      // Code points, as max_length counts them, counted no further than the bound.
+      if (TEXT_CONDITIONS.includes(condition) && longerThan(raw, MAX_TEXT_CONDITION_CHARS)) {
+        return { message: `is a text of at most ${MAX_TEXT_CONDITION_CHARS} characters for "${condition}"` };
       }
       const p = one(raw);
       return p.ok ? { value: p.value } : { message: p.message };

@@ -27,11 +27,18 @@ export function ownValue<T>(record: Readonly<Record<string, T>>, name: string): 
   return Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
-/** Length in characters (Unicode code points), as `max_length` counts it. */
-export function charLength(s: string): number {
+/**
+ * Whether `s` has more than `max` characters (Unicode code points, as `max_length` counts them),
+ * counted no further than needed: a code point is one or two UTF-16 units, so only a text of
+ * `max` to 2 × `max` units is counted at all. Counting the whole of a handler's 4 Mi-character
+ * value held the event loop 30 ms a check.
+ */
+export function longerThan(s: string, max: number): boolean {
+  if (s.length <= max) return false;
+  if (s.length > 2 * max) return true;
   let n = 0;
-  for (const _ of s) n++;
-  return n;
+  for (const _ of s) if (++n > max) return true;
+  return false;
 }
 
 /** A date-time in the form parseDateTime gives (UTC, milliseconds, `Z`), as one. */
@@ -101,7 +108,7 @@ export function parseValue(field: FieldDef, raw: unknown, text: boolean): Parsed
       if (typeof raw !== 'string') return fail('must be a string');
       // A lone surrogate has no UTF-8 form: the store would keep U+FFFD instead of what was sent.
       if (!raw.isWellFormed()) return fail('must be well-formed Unicode (it holds a lone surrogate)');
-      if (field.maxLength !== undefined && charLength(raw) > field.maxLength) {
+      if (field.maxLength !== undefined && longerThan(raw, field.maxLength)) {
         return fail(`must be at most ${field.maxLength} characters long`);
       }
       return ok(raw);

@@ -32,6 +32,6 @@ t.test('a text condition of 4,000 characters is answered; one of 9,000 throws, n
   t.same(await body(await fetch(s.at('/resources/people?n=4000'))), { list: 0, count: 0 });
   const refused = (await body(await fetch(s.at('/resources/people?n=9000')))) as Record<string, string>;
   for (const method of ['list', 'count']) {
-    t.match(refused[method], /^svc\.collection\("people"\)\.(list|count)\(\): .*name__contains is a text of at most 4000 characters for "contains", not 9000/, `${method}()`);
+    t.match(refused[method], /^svc\.collection\("people"\)\.(list|count)\(\): .*name__contains is a text of at most 4000 characters for "contains"$/, `${method}()`);
   }
 });
