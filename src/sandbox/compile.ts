@@ -428,10 +428,17 @@ function exportedNames(js: string): string[] {
 /**
  * No CommonJS in a handler: every `require('x')` was resolved (and refused) as an import, and
  * what is left of esbuild's `__require` shim would only make `typeof require` say 'function'.
- * The shim becomes `undefined`, on as many lines (the source map's lines stay right).
+ * The shim becomes `undefined`, on as many lines (the source map's lines stay right). It is one of
+ * esbuild's helpers, which come before the first module's code (its `// svc:<path>` comment), and
+ * is looked for there only: a template literal of the handler's may hold the same lines, which
+ * became `undefined` too, and were each searched to the end of the bundle (100 ms of the event
+ * loop for 250 KB of them).
  */
 function withoutRequireShim(js: string): string {
-  return js.replace(/^var __require = \/\* @__PURE__ \*\/ \(\(x\) =>[\s\S]*?\n\}\);\n/m, (shim) => 'var __require = void 0;' + '\n'.repeat(shim.split('\n').length - 1));
+  const modules = js.search(new RegExp(`^// ${NAMESPACE}:`, 'm'));
+  const helpers = modules === -1 ? js : js.slice(0, modules);
+  const shimless = helpers.replace(/^var __require = \/\* @__PURE__ \*\/ \(\(x\) =>[\s\S]*?\n\}\);\n/m, (shim) => 'var __require = void 0;' + '\n'.repeat(shim.split('\n').length - 1));
+  return shimless + js.slice(helpers.length);
 }
 
 /** Replaces the bundle's closing `export { a as b, c };` with `return { "b": a, "c": c };`. */
