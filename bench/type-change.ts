@@ -1,5 +1,6 @@
 // How long the SQLite store takes to rewrite a field of 100,000 members whose type changed (README
-// "Models"): the migration runs in one transaction on the main thread, which answers nothing else.
+// "Models"): the migration runs in one transaction in the migration thread, and the collection's
+// requests wait for it (bench/migrate-stall.ts measures what the event loop and other apps see).
 //
 //   node bench/type-change.ts
 

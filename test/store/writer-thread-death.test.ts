@@ -13,11 +13,12 @@ import { collect, query } from './conformance.ts';
 
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
 
-// The writer thread is the only worker this test's store starts (no list here scans).
+// The writer threads this test's store starts: the workers sent writes ('run', writer.ts); the
+// migration thread creates the table (migrator.ts).
 const started: Worker[] = [];
 const post = Worker.prototype.postMessage;
 Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
-  if (!started.includes(this)) started.push(this);
+  if ((args[0] as { type?: unknown } | null)?.type === 'run' && !started.includes(this)) started.push(this);
   return post.apply(this, args);
 };
 t.teardown(() => {

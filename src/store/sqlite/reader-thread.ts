@@ -1,24 +1,15 @@
 // A reader thread (readers.ts): runs the queries that scan, each on a connection of its own, and
 // sends their rows back in batches, one batch per request of the main thread.
 
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import type { DatabaseSync, SQLInputValue, SQLOutputValue, StatementSync } from 'node:sqlite';
 import { parentPort } from 'node:worker_threads';
 import { Allowance, Deadline, isTimeUp } from './deadline.ts';
 import { isBusy, openReader } from './database.ts';
 import { READER_NICE, type Reply, type Request } from './readers.ts';
 import { Statements } from './statements.ts';
+import { lowerThreadPriority } from './thread-priority.ts';
 
-// On Linux a thread has its own nice value, set through its thread id; /proc/thread-self names
-// the calling thread (`<pid>/task/<tid>`). Elsewhere, or without /proc, the thread keeps the
-// process's priority.
-try {
-  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isInteger(tid) && tid > 0) setPriority(tid, READER_NICE);
-} catch {
-  // not Linux, or no /proc
-}
+lowerThreadPriority(READER_NICE);
 
 /** A batch ends after this many rows, or once its values hold this many characters/bytes, whichever comes first. */
 const BATCH_ROWS = 256;

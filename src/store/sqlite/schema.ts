@@ -123,8 +123,42 @@ export const IF_UPDATED = ' AND "updated" = ?';
  * its values again.
  */
 export function migrate(db: DatabaseSync, statements: Statements, model: Model): Collection {
+  return migrateOrLook(db, statements, model, false);
+}
+
+/**
+ * The collection of `model` when its table already holds the model as `migrate` would leave it,
+ * else undefined; changes nothing (in a read transaction, one snapshot). It stops at the first
+ * change the table needs, and reads no more than the bookkeeping, the schema and index ranges: a
+ * few milliseconds for a model of 1,000 fields, which the event loop can afford, where `migrate`
+ * may read and write every member. A store meets each of its tables so on its first use after the
+ * store opens; only a table that needs changing goes to the migration thread (migrator.ts).
+ */
+export function collectionAsIs(db: DatabaseSync, statements: Statements, model: Model): Collection | undefined {
+  try {
+    return migrateOrLook(db, statements, model, true);
+  } catch (e) {
+    if (e === NEEDS_CHANGE) return undefined;
+    throw e;
+  }
+}
+
+/** What a look (migrateOrLook with `look`) throws at the first change the table needs. */
+const NEEDS_CHANGE = new Error('the table needs changing');
+
+/** `migrate`, or with `look` `collectionAsIs`: one walk, so that the two never disagree on what needs changing. */
+function migrateOrLook(db: DatabaseSync, statements: Statements, model: Model, look: boolean): Collection {
+  /** Before each change: a look stops there. */
+  const change = (): void => {
+    if (look) throw NEEDS_CHANGE;
+  };
+  const exec = (sql: string): void => {
+    change();
+    db.exec(sql);
+  };
   let row = statements.row('SELECT id, tbl FROM svc_collections WHERE name = ?', [model.name]);
   if (!row) {
+    change();
     const base = RESERVED_PREFIX.test(model.name) ? `~${model.name}` : model.name;
     const table = freeName(base, (n) => statements.row('SELECT 1 FROM sqlite_schema WHERE lower(name) = lower(?)', [n]) !== undefined);
     // AUTOINCREMENT: ids are never reused, even after the highest is deleted.
@@ -155,14 +189,33 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   for (const [name, type] of statements.rows('SELECT name, type FROM pragma_table_info(?)', [table])) declaredType.set(name as string, String(type).toUpperCase());
   const t = quoteIdent(table);
   for (const col of [TEXT_COLUMN, SHAPE_COLUMN]) {
-    if (!declaredType.has(col)) db.exec(`ALTER TABLE ${t} ADD COLUMN ${quoteIdent(col)} ${col === TEXT_COLUMN ? 'TEXT' : 'INTEGER'}`);
+    if (!declaredType.has(col)) exec(`ALTER TABLE ${t} ADD COLUMN ${quoteIdent(col)} ${col === TEXT_COLUMN ? 'TEXT' : 'INTEGER'}`);
   }
   const fields = fieldsSignature(model);
-  statements.get('INSERT OR IGNORE INTO svc_shapes (collection, signature) VALUES (?, ?)').run(key, fields);
-  const shapeId = statements.row('SELECT id FROM svc_shapes WHERE collection = ? AND signature = ?', [key, fields])![0] as number;
+  const shapeOf = () => statements.row('SELECT id FROM svc_shapes WHERE collection = ? AND signature = ?', [key, fields])?.[0] as number | undefined;
+  let shapeId = shapeOf();
+  if (shapeId === undefined) {
+    change();
+    statements.get('INSERT INTO svc_shapes (collection, signature) VALUES (?, ?)').run(key, fields);
+    shapeId = shapeOf()!;
+  }
+  // Index names, lower-cased: SQLite compares them ignoring (ASCII) case, and they are one namespace for every table.
+  const indexNames = new Set(statements.rows(`SELECT name FROM sqlite_schema WHERE type = 'index'`, []).map(([name]) => (name as string).toLowerCase()));
+  const hasIndex = (name: string): boolean => indexNames.has(name.toLowerCase());
+  const createIndex = (name: string, keys: string): void => {
+    if (hasIndex(name)) return;
+    exec(`CREATE INDEX ${quoteIdent(name)} ON ${t} (${keys})`);
+    indexNames.add(name.toLowerCase());
+  };
+  const dropIndex = (name: string): void => {
+    if (!hasIndex(name)) return;
+    exec(`DROP INDEX ${quoteIdent(name)}`);
+    indexNames.delete(name.toLowerCase());
+  };
 
   const taken = new Set(['id', 'updated', ...columnOf.values()].map((n) => n.toLowerCase()));
   const addColumn = (field: FieldDef): string => {
+    change();
     const col = freeName(field.name, (n) => taken.has(n.toLowerCase()));
     taken.add(col.toLowerCase());
     columnOf.set(field.name, col);
@@ -185,7 +238,7 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     const col = addColumn(field);
     convert(statements, t, quoteIdent(old), quoteIdent(col), field, typeOf.get(field.name), shapeId);
     statements.get('UPDATE svc_fields SET col = ? WHERE collection = ? AND field = ?').run(col, key, field.name);
-    db.exec(`DROP INDEX IF EXISTS ${quoteIdent(`${table}/${old}`)}`);
+    dropIndex(`${table}/${old}`);
     retired.push(old);
   }
   for (const field of model.declared) {
@@ -202,10 +255,14 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   for (const field of model.declared) {
     if (field.type !== 'boolean') continue;
     const col = quoteIdent(columnOf.get(field.name)!);
-    const stamp = statements.get(`UPDATE ${t} SET ${col} = (${col} != 0), ${quoteIdent(SHAPE_COLUMN)} = NULL, "updated" = ? WHERE "id" = ?`);
-    for (const [id, updated] of statements.rows(`SELECT "id", "updated" FROM ${t} WHERE ${col} < 0 OR (${col} > 0 AND ${col} < 1) OR ${col} > 1`, [])) {
-      stamp.run(nextUpdated(updated as string), id!);
+    const other = `SELECT "id", "updated" FROM ${t} WHERE ${col} < 0 OR (${col} > 0 AND ${col} < 1) OR ${col} > 1`;
+    if (look) {
+      // A look reads the field's index only: without one, the query reads every member.
+      if (!hasIndex(`${table}/${columnOf.get(field.name)!}`) || statements.row(`${other} LIMIT 1`, []) !== undefined) change();
+      continue;
     }
+    const stamp = statements.get(`UPDATE ${t} SET ${col} = (${col} != 0), ${quoteIdent(SHAPE_COLUMN)} = NULL, "updated" = ? WHERE "id" = ?`);
+    for (const [id, updated] of statements.rows(other, [])) stamp.run(nextUpdated(updated as string), id!);
   }
   // A field made date or date-time holds its values as a write stores them (canonical: a
   // date-time in UTC with milliseconds and `Z`), or none: text kept from a string field, or a date
@@ -214,15 +271,17 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
   // holds its value, and a value that does not read back as it was stamps the member again.
   for (const field of model.declared) {
     const held = typeOf.get(field.name);
-    if (isDateType(field.type) && held !== field.type) canonicalDates(statements, t, quoteIdent(columnOf.get(field.name)!), field.type, held);
+    if (!isDateType(field.type) || held === field.type) continue;
+    change();
+    canonicalDates(statements, t, quoteIdent(columnOf.get(field.name)!), field.type, held);
   }
   for (const field of model.declared) {
     const col = columnOf.get(field.name)!;
-    const index = quoteIdent(`${table}/${col}`);
+    const index = `${table}/${col}`;
     // (field, id) serves a first page in the field's order, ties by id, without sorting; a field
     // declared `"index": false` has none (cheaper writes; its filters and orders read every member).
-    if (field.index === false) db.exec(`DROP INDEX IF EXISTS ${index}`);
-    else db.exec(`CREATE INDEX IF NOT EXISTS ${index} ON ${quoteIdent(table)} (${quoteIdent(col)}, "id")`);
+    if (field.index === false) dropIndex(index);
+    else createIndex(index, `${quoteIdent(col)}, "id"`);
   }
   // The model's compound indexes, named `<table>/+<columns and parts>` (no column name starts
   // with "+"): columns, not fields, because SQLite compares names ignoring case, as it does the
@@ -235,15 +294,19 @@ export function migrate(db: DatabaseSync, statements: Statements, model: Model):
     const name = compound + cols.map(({ col, part }) => (part === undefined ? col : `${col}__${part}`)).join(',');
     declaredIndexes.add(name.toLowerCase());
     const keys = cols.map(({ col, part }) => (part === undefined ? quoteIdent(col) : datePartSql(quoteIdent(col), part)));
-    db.exec(`CREATE INDEX IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${keys.join(', ')}, "id")`);
+    createIndex(name, `${keys.join(', ')}, "id"`);
   }
   const existing = statements.rows(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, ?) = ?`, [table, compound.length, compound]);
   for (const [name] of existing) {
-    if (!declaredIndexes.has((name as string).toLowerCase())) db.exec(`DROP INDEX ${quoteIdent(name as string)}`);
+    if (!declaredIndexes.has((name as string).toLowerCase())) dropIndex(name as string);
   }
-  for (const col of retired) db.exec(`ALTER TABLE ${t} DROP COLUMN ${quoteIdent(col)}`);
+  for (const col of retired) exec(`ALTER TABLE ${t} DROP COLUMN ${quoteIdent(col)}`);
   // What the columns hold now, for the next change's conversion.
-  for (const field of model.declared) statements.get('UPDATE svc_fields SET type = ? WHERE collection = ? AND field = ?').run(field.type, key, field.name);
+  for (const field of model.declared) {
+    if (typeOf.get(field.name) === field.type) continue;
+    change();
+    statements.get('UPDATE svc_fields SET type = ? WHERE collection = ? AND field = ?').run(field.type, key, field.name);
+  }
 
   const shape: TableShape = {
     table,

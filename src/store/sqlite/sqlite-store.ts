@@ -8,7 +8,8 @@ import { Allowance, Deadline, isTimeUp } from './deadline.ts';
 import { readers } from './readers.ts';
 import { GroupCommit, lockedTransaction, transaction, type Writes } from './group-commit.ts';
 import { memberText, toMember, values, written } from './rows.ts';
-import { BOOKKEEPING_SQL, bookkeepingIsCurrent, IF_UPDATED, migrate, SHAPE_COLUMN, stillFits, TEXT_COLUMN, upgradeBookkeeping, type Collection } from './schema.ts';
+import { migrateInThread } from './migrator.ts';
+import { BOOKKEEPING_SQL, bookkeepingIsCurrent, collectionAsIs, IF_UPDATED, migrate, SHAPE_COLUMN, stillFits, TEXT_COLUMN, upgradeBookkeeping, type Collection } from './schema.ts';
 import { countSql, orderWalkIsBounded, quoteIdent, scans, selectSql, type Sql } from './sql.ts';
 import { Statements } from './statements.ts';
 import { ThreadWrites } from './writer.ts';
@@ -136,6 +137,8 @@ class SqliteStore implements Store {
    * `sqlite::memory:`, whose database no other connection sees, run on the event loop.
    */
   readonly #writes: Writes;
+  /** #writes of a file (the writer thread's), undefined for `sqlite::memory:`. */
+  readonly #threadWrites: ThreadWrites | undefined;
   /** Idle connections of streamed lists (files only, see #stream). */
   readonly #streamReaders: Reader[] = [];
   /** By model name. */
@@ -151,7 +154,8 @@ class SqliteStore implements Store {
     this.#deadline = deadline;
     this.#path = path;
     this.#statements = new Statements(db);
-    this.#writes = path === undefined ? new GroupCommit(db, this.#statements) : new ThreadWrites(path);
+    this.#threadWrites = path === undefined ? undefined : new ThreadWrites(path);
+    this.#writes = this.#threadWrites ?? new GroupCommit(db, this.#statements);
     if (path !== undefined) readers.open(path);
   }
 
@@ -204,12 +208,14 @@ class SqliteStore implements Store {
   /**
    * `e`, or model-changed when it is an error in the SQL of a collection the table no longer is:
    * `c`, the collection of the request's `model`, made before a migration this process ran since
-   * (or another process ran, and then the model's file changed), names a column that migration
-   * moved (README "Models").
+   * (or is running: the migration thread may have committed it before the event loop hears so; or
+   * another process ran, and then the model's file changed), names a column that migration moved
+   * (README "Models").
    */
   #failure(model: Model, c: Collection, e: unknown): unknown {
     if ((e as { errcode?: unknown } | null)?.errcode !== SQLITE_ERROR) return e;
-    return this.#collections.get(model.name) !== c || modelFileChanged(model) ? modelChanged(model.name) : e;
+    const changed = this.#collections.get(model.name) !== c || this.#migrating.has(model.name) || modelFileChanged(model);
+    return changed ? modelChanged(model.name) : e;
   }
 
   /**
@@ -414,15 +420,7 @@ class SqliteStore implements Store {
    */
   #oneRead<T>(allowance: Allowance, read: () => T): T {
     this.#writes.commit();
-    return this.#timed(allowance, () => {
-      if (this.#db.isTransaction) return read();
-      this.#statements.exec('BEGIN');
-      try {
-        return read();
-      } finally {
-        this.#statements.exec('COMMIT');
-      }
-    });
+    return this.#timed(allowance, () => this.#readTransaction(read));
   }
 
   /** Rows of SMALL_TEXT_COLUMNS as rows of TEXT_COLUMNS: a text left out as large is read by id (a member a write deleted since keeps its row, and is left out). */
@@ -592,42 +590,64 @@ class SqliteStore implements Store {
     return c;
   }
 
-  /** The table of `model` made to hold its fields (created, or migrated from other fields). */
+  /**
+   * The table of `model` made to hold its fields (created, or migrated from other fields). On a
+   * file, a table that needs no change is seen so on the event loop (schema.ts collectionAsIs: a
+   * few reads, no lock); one that does is migrated in the migration thread (migrator.ts), which the
+   * event loop only awaits: other apps' requests, and this app's other reads, go on meanwhile.
+   */
   async #migrate(model: Model): Promise<Collection> {
     // Writes issued before the change land before it, in the columns they were made for: the
     // migration then converts them. Run after it, one under the old fields fails (its column
     // is gone) or escapes the conversion (a number left in a field made boolean).
     await this.#writes.settle();
     if (this.#closed) throw new Error('the store is closed');
-    const c = await this.#schemaTransaction(() => {
-      // A request holds the model it read when it began: one whose file changed since may be older
-      // than the model another request (or process) migrated the table to meanwhile. Migrated back,
-      // the table would undo that change (a date-time made a date again loses its time), and the
-      // newer model's description of it would be wrong for its requests. Checked under the lock:
-      // a migration to a newer file takes it after this one.
-      if (modelFileChanged(model)) throw modelChanged(model.name);
-      return migrate(this.#db, this.#statements, model);
-    });
+    const c = this.#path === undefined ? await this.#migrateInMemory(model) : await this.#migrateFile(this.#path, model);
     if (this.#closed) throw new Error('the store is closed');
     this.#collections.set(model.name, c);
     return c;
   }
 
-  /**
-   * `fn` in a write transaction of the main connection, whose lock is taken without blocking the
-   * event loop (lockedTransaction): while the writer thread (or another process) holds it, tried
-   * again after pauses for up to BUSY_TIMEOUT_MS, then store-unavailable.
-   */
-  #schemaTransaction<T>(fn: () => T): Promise<T> {
-    // In memory the one connection also runs the group commit: a write issued since the change's
-    // settle() (to another collection, in the same turn) holds its transaction open; it commits
-    // first, as the writer thread's lock orders it before the change on a file.
-    if (this.#path === undefined) {
-      return new Promise((resolve) => {
-        this.#writes.commit();
-        resolve(transaction(this.#db, fn));
-      });
+  /** #migrate of a file. */
+  async #migrateFile(path: string, model: Model): Promise<Collection> {
+    const asIs = this.#readTransaction(() => collectionAsIs(this.#db, this.#statements, model));
+    if (asIs !== undefined) {
+      // As a migration would (migrator-thread.ts): a request whose model file changed since it was
+      // read is told so, whatever the table holds.
+      if (modelFileChanged(model)) throw modelChanged(model.name);
+      return asIs;
     }
-    return lockedTransaction(this.#db, fn);
+    // The migration holds the file's write lock: this store's writes wait for its end here
+    // rather than in the writer thread, where they could run out of time.
+    return this.#threadWrites!.hold(() => migrateInThread(path, model));
+  }
+
+  /** `read` in one read transaction of the main connection (one snapshot). */
+  #readTransaction<T>(read: () => T): T {
+    if (this.#db.isTransaction) return read();
+    this.#statements.exec('BEGIN');
+    try {
+      return read();
+    } finally {
+      this.#statements.exec('COMMIT');
+    }
+  }
+
+  /**
+   * #migrate of `sqlite::memory:`, on the event loop: its database is private to the one
+   * connection, which no thread can share. In a transaction of that connection, once the writes
+   * issued since the change's settle() (to another collection, in the same turn), which hold the
+   * group commit's transaction open, are committed.
+   */
+  #migrateInMemory(model: Model): Promise<Collection> {
+    return new Promise((resolve) => {
+      this.#writes.commit();
+      resolve(
+        transaction(this.#db, () => {
+          if (modelFileChanged(model)) throw modelChanged(model.name);
+          return migrate(this.#db, this.#statements, model);
+        }),
+      );
+    });
   }
 }

@@ -91,6 +91,12 @@ export class ThreadWrites implements Writes {
   #closed = false;
   /** Whether this store counts among the thread's users. */
   #using = false;
+  /** Migrations of the file's tables under way (`hold`): while there are any, writes are queued, not sent. */
+  #held = 0;
+  /** Settled when #held falls to 0. */
+  #released: PromiseWithResolvers<void> | undefined;
+  /** When #held last fell to 0 (performance.now(), ms): writes held till then wait for the lock from then. */
+  #releasedAt = -Infinity;
 
   constructor(path: string) {
     this.#path = path;
@@ -110,9 +116,32 @@ export class ThreadWrites implements Writes {
 
   commit(): void {}
 
+  /** Also waits for the migrations under way (`hold`), and then for the writes they held. */
   async settle(): Promise<void> {
+    while (this.#held > 0) await this.#released!.promise;
     this.#flush();
     await Promise.allSettled(this.#inFlight);
+  }
+
+  /**
+   * `migration` (of a table of this file, in the migration thread, which holds the file's write
+   * lock meanwhile), with the writes issued while it runs queued here: they go to the writer thread
+   * once it ended, each with its whole wait for the lock from then, instead of waiting for the lock
+   * in the writer thread, where one past BUSY_TIMEOUT_MS would fail (503) however soon the
+   * migration ends. Writes to the migrating collection wait for it anyway (sqlite-store.ts #writable).
+   */
+  async hold<T>(migration: () => Promise<T>): Promise<T> {
+    if (this.#held++ === 0) this.#released = Promise.withResolvers();
+    try {
+      return await migration();
+    } finally {
+      if (--this.#held === 0) {
+        this.#releasedAt = performance.now();
+        this.#released!.resolve();
+        this.#released = undefined;
+        this.#flush();
+      }
+    }
   }
 
   async close(): Promise<void> {
@@ -127,13 +156,13 @@ export class ThreadWrites implements Writes {
 
   #flush(): void {
     const queue = this.#queue;
-    if (queue.length === 0) return;
+    if (queue.length === 0 || this.#held > 0) return;
     this.#queue = [];
     if (!this.#using) {
       this.#using = true;
       users++;
     }
-    const waitMs = BUSY_TIMEOUT_MS - (performance.now() - this.#queuedAt);
+    const waitMs = BUSY_TIMEOUT_MS - (performance.now() - Math.max(this.#queuedAt, this.#releasedAt));
     const sent = send({ type: 'run', path: this.#path, ops: queue.map((w) => w.op), waitMs }).then(
       ({ commit, results }) => {
         writerEvents.emit('commit', this.#path, commit, results.filter((r) => !('error' in r)).length);
