@@ -10,7 +10,7 @@ import fs, { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { check, parseConfig } from '../../src/cli.ts';
 import { DEFAULT_LIMITS } from '../../src/exchange/limits.ts';
 import { Compiler, type Artifact } from '../../src/sandbox/compile.ts';
@@ -53,7 +53,8 @@ t.test('a handler that imports more files than the bound: 500 naming the bound, 
   t.same([res.status, await res.text()], [200, String(BOUND - 1)], 'at the bound it compiles and serves');
 });
 
-t.test('a request for a cached handler stats at most the bound, however many files its build read or looked for', async (t) => {
+/** An app directory with `resources/lib/`, removed when `t` ends, and `write(rel, code)`, which gives the file's path. */
+function appDir(t: Test): { dir: string; write: (rel: string, code: string) => string } {
   const dir = mkdtempSync(join(tmpdir(), 'svc-many-imports-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'resources', 'lib'), { recursive: true });
@@ -61,6 +62,11 @@ t.test('a request for a cached handler stats at most the bound, however many fil
     writeFileSync(join(dir, rel), code);
     return join(dir, rel);
   };
+  return { dir, write };
+}
+
+t.test('a request for a cached handler stats at most the bound, however many files its build read or looked for', async (t) => {
+  const { dir, write } = appDir(t);
   for (let i = 0; i < 3000; i++) write(`resources/lib/f${i}.ts`, `export const v${i} = 1;\n`);
   const compiler = new Compiler(dir);
 
@@ -88,13 +94,7 @@ t.test('a request for a cached handler stats at most the bound, however many fil
 });
 
 t.test('the failed build keeps what a fix changes, in an imported file as in the handler', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-many-imports-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(join(dir, 'resources', 'lib'), { recursive: true });
-  const write = (rel: string, code: string) => {
-    writeFileSync(join(dir, rel), code);
-    return join(dir, rel);
-  };
+  const { dir, write } = appDir(t);
   const compiler = new Compiler(dir);
   // The imports are in lib/hub.ts: a fix there, not in the handler, must be seen.
   const imports = Array.from({ length: 2000 }, (_, i) => `import './missing${i}.ts';\n`).join('');

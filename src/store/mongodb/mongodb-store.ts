@@ -227,13 +227,7 @@ class MongoStore implements Store {
    */
   async #dropUndeclared(c: Collection<Stored>, declared: readonly { name: string; key: Record<string, 1> }[]): Promise<void> {
     const keys = new Map(declared.map((d) => [d.name, JSON.stringify(d.key)]));
-    const existing = await c
-      .listIndexes()
-      .toArray()
-      .catch((e: unknown) => {
-        ignoreMissingIndex(e); // a collection not created yet has none
-        return [];
-      });
+    const existing = await indexesOf(c);
     for (const index of existing) {
       const name = String(index.name);
       if (name.startsWith(COMPOUND_INDEX_PREFIX) && keys.get(name) !== JSON.stringify(index.key)) await c.dropIndex(name).catch(ignoreMissingIndex);
@@ -263,13 +257,7 @@ class MongoStore implements Store {
       model.declared.length === 0
         ? await this.#counters.findOne(counterId, { projection: { declared: 1 } })
         : await this.#counters.findOneAndUpdate(counterId, { $currentDate }, { upsert: true, returnDocument: 'after', projection: { declared: 1 } });
-    const existing = await c
-      .listIndexes()
-      .toArray()
-      .catch((e: unknown) => {
-        ignoreMissingIndex(e); // a collection not created yet has none
-        return [];
-      });
+    const existing = await indexesOf(c);
     const present = new Set(['_id_', ...existing.map((i) => String(i.name))]);
     const wanted = new Set(specs.map((s) => s.name));
     const after = present.size + [...wanted].filter((name) => !present.has(name)).length;
@@ -439,6 +427,17 @@ class MongoStore implements Store {
  * sorted every member. Other descending orders still sort their matches (README "Collection queries").
  */
 const NEWEST_FIRST: IndexSpec = { name: 'updated_-1__id_1', key: { updated: -1, _id: 1 } };
+
+/** The indexes of `c` as listIndexes gives them; none for a collection not created yet. */
+function indexesOf(c: Collection<Stored>): Promise<Document[]> {
+  return c
+    .listIndexes()
+    .toArray()
+    .catch((e: unknown) => {
+      ignoreMissingIndex(e);
+      return [];
+    });
+}
 
 /** An index as createIndexes takes it, named (the names are what #makeRoom counts). */
 interface IndexSpec {
