@@ -178,6 +178,35 @@ t.test('the database goes away and comes back on the same port', async (t) => {
   t.match(await ended, { db: 'admin' }, 'sessions ended on close');
 });
 
+t.test('hold: a command waits on its connection until released, or runs and its reply waits; other connections go on', async (t) => {
+  const db = await startMongoWireServer();
+  const a = new MongoClient(db.uri, { serverSelectionTimeoutMS: 500 });
+  const b = new MongoClient(db.uri, { serverSelectionTimeoutMS: 500 });
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+    await db.stop();
+  });
+  const col = (c: MongoClient) => c.db('held').collection<{ _id: number; n?: number }>('things');
+  await col(a).insertOne({ _id: 1, n: 1 });
+
+  const before = db.hold((c) => c.name === 'update' && c.collection === 'things');
+  const updating = col(a).updateOne({ _id: 1 }, { $set: { n: 2 } });
+  t.match(await before.reached, { name: 'update', filter: undefined }, 'reached when it arrives');
+  t.same(await col(b).findOne({ _id: 1 }), { _id: 1, n: 1 }, 'not run yet: another connection reads the document as it was');
+  before.release();
+  t.match(await updating, { modifiedCount: 1 }, 'run on release');
+
+  const reply = db.hold((c) => c.name === 'update' && c.collection === 'things', { reply: true });
+  const lost = col(a).updateOne({ _id: 1 }, { $set: { n: 3 } });
+  await reply.reached;
+  t.same(db.documents('held', 'things'), [{ _id: 1, n: 3 }], 'held for its reply: it ran');
+  await db.stop();
+  const error = await lost.then(() => undefined, (e: unknown) => e);
+  t.ok(error instanceof MongoNetworkError, `the connection cut: the client never learns it ran (${(error as Error)?.name})`);
+  reply.release();
+});
+
 /** An OP_MSG: a kind 0 body, an optional kind 1 sequence, and a (zero, unverified) CRC-32C when flagged. */
 function opMsg(requestId: number, flags: number, body: object, sequence?: [string, object[]]): Buffer {
   const sections: Uint8Array[] = [Buffer.from([0]), BSON.serialize(body)];

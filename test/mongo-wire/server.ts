@@ -65,6 +65,7 @@ export class MongoWireServer extends EventEmitter<{ command: [CommandRecord] }> 
   readonly #data = new Memory();
   readonly #sockets = new Set<Socket>();
   #listener: Server | undefined;
+  #holds: Hold[] = [];
   #port: number;
   #connections = 0;
 
@@ -110,57 +111,99 @@ export class MongoWireServer extends EventEmitter<{ command: [CommandRecord] }> 
     return [...(this.#data.collection(db, collection)?.docs.values() ?? [])].map(copy);
   }
 
+  /**
+   * Holds the next command that `match` selects (hello and isMaster excepted) on its connection:
+   * before it runs, or with `reply`, after it ran, its reply not sent. Either way nothing more is
+   * read from that connection until `release()` (other connections go on). `reached` resolves
+   * when the command arrives. With `stop()`, a command held before it runs never runs, and one
+   * held for its reply ran, but the client never learns it did (a connection cut mid-operation).
+   */
+  hold(match: (command: CommandRecord) => boolean, { reply = false }: { reply?: boolean } = {}): Held {
+    let arrived!: (command: CommandRecord) => void;
+    const reached = new Promise<CommandRecord>((resolve) => (arrived = resolve));
+    const hold: Hold = { match, reply, arrived };
+    this.#holds.push(hold);
+    return {
+      reached,
+      release: () => {
+        this.#holds = this.#holds.filter((h) => h !== hold);
+        const resume = hold.resume;
+        hold.resume = () => {};
+        resume?.();
+      },
+    };
+  }
+
   #accept(socket: Socket): void {
     const connectionId = ++this.#connections;
     this.#sockets.add(socket);
     socket.on('close', () => this.#sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     let pending: Buffer = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => {
-      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-      while (pending.length >= 4 && pending.length >= pending.readInt32LE(0)) {
+    let held = false;
+    const drain = (): void => {
+      while (!held && pending.length >= 4 && pending.length >= pending.readInt32LE(0)) {
         const message = pending.subarray(0, pending.readInt32LE(0));
         pending = pending.subarray(message.length);
         try {
           if (message.length < 16) throw new Error(`message length ${message.length}`);
-          const reply = this.#message(message, connectionId);
+          const request = parseMessage(message);
+          const hold = this.#holdFor(request);
+          // Held before it runs: it runs on release. Held for its reply: it runs now, the reply waits.
+          const reply = hold && !hold.reply ? undefined : this.#reply(request, connectionId);
+          if (hold) {
+            held = true;
+            hold.resume = () => {
+              held = false;
+              if (socket.destroyed) return;
+              const answer = hold.reply ? reply : this.#reply(request, connectionId);
+              if (answer) socket.write(answer);
+              drain();
+            };
+            hold.arrived(record(commandName(request.command), request.db, request.command));
+            return;
+          }
           if (reply) socket.write(reply);
         } catch {
           return void socket.destroy(); // unparseable: a real server closes the connection too
         }
       }
+    };
+    socket.on('data', (chunk: Buffer) => {
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      drain();
     });
   }
 
-  #message(message: Buffer, connectionId: number): Buffer | undefined {
-    const requestId = message.readInt32LE(4);
-    const opCode = message.readInt32LE(12);
+  /** The hold that `request` meets first, taken off the list; never for hello. */
+  #holdFor(request: Request): Hold | undefined {
+    const name = commandName(request.command);
+    if (HELLO.has(name)) return undefined;
+    const entry = record(name, request.db, request.command);
+    const hold = this.#holds.find((h) => h.match(entry));
+    if (hold) this.#holds = this.#holds.filter((h) => h !== hold);
+    return hold;
+  }
+
+  /** Runs the command of `request`; its reply, framed as the request was (none for moreToCome). */
+  #reply(request: Request, connectionId: number): Buffer | undefined {
+    const { requestId, opCode, flags, command, db } = request;
     if (opCode === OP_MSG) {
-      const flags = message.readUInt32LE(16);
-      const command = parseOpMsg(message, flags);
-      const reply = this.#run(command, String(command.$db), connectionId);
+      const reply = this.#run(command, db, connectionId);
       // flagBits (uint32) = 0, then one kind 0 section
       return flags & MORE_TO_COME ? undefined : frame(OP_MSG, requestId, [Buffer.alloc(5), BSON.serialize(reply)]);
     }
-    if (opCode === OP_QUERY) {
-      // flags (int32), fullCollectionName (cstring), numberToSkip (int32), numberToReturn (int32), query
-      const nameEnd = message.indexOf(0, 20);
-      const ns = message.toString('utf8', 20, nameEnd);
-      const at = nameEnd + 9;
-      const query = BSON.deserialize(message.subarray(at, at + message.readInt32LE(at)));
-      const reply = ns.endsWith('.$cmd')
-        ? this.#run(query, ns.slice(0, -'.$cmd'.length), connectionId)
-        : { ok: 0, errmsg: 'OP_QUERY is only answered for commands', code: 352, codeName: 'UnsupportedOpQueryCommand' };
-      // responseFlags (int32), cursorID (int64), startingFrom (int32), numberReturned (int32) = 1
-      const head = Buffer.alloc(20);
-      head.writeInt32LE(1, 16);
-      return frame(OP_REPLY, requestId, [head, BSON.serialize(reply)]);
-    }
-    throw new Error(`opCode ${opCode}`);
+    const reply = request.cmd
+      ? this.#run(command, db, connectionId)
+      : { ok: 0, errmsg: 'OP_QUERY is only answered for commands', code: 352, codeName: 'UnsupportedOpQueryCommand' };
+    // responseFlags (int32), cursorID (int64), startingFrom (int32), numberReturned (int32) = 1
+    const head = Buffer.alloc(20);
+    head.writeInt32LE(1, 16);
+    return frame(OP_REPLY, requestId, [head, BSON.serialize(reply)]);
   }
 
   #run(command: Document, db: string, connectionId: number): Document {
-    const name = Object.keys(command)[0] ?? '';
+    const name = commandName(command);
     if (HELLO.has(name)) return hello(connectionId);
     const entry = record(name, db, command);
     this.commands.push(entry);
@@ -177,6 +220,57 @@ export class MongoWireServer extends EventEmitter<{ command: [CommandRecord] }> 
 }
 
 // ---- framing
+
+/** A command held by `MongoWireServer.hold()`. */
+export interface Held {
+  /** Resolves when the command arrives (held before it runs, or after it ran with `reply`). */
+  readonly reached: Promise<CommandRecord>;
+  /** Runs it (or sends its reply), and reads its connection on. */
+  release(): void;
+}
+
+interface Hold {
+  readonly match: (command: CommandRecord) => boolean;
+  readonly reply: boolean;
+  readonly arrived: (command: CommandRecord) => void;
+  /** Set once a command met it: goes on with the connection. */
+  resume?: () => void;
+}
+
+/** A request as read from the wire: its command, and how to frame the reply. */
+interface Request {
+  readonly requestId: number;
+  readonly opCode: number;
+  readonly flags: number;
+  readonly command: Document;
+  readonly db: string;
+  /** For OP_QUERY: whether it names a command (`<db>.$cmd`). */
+  readonly cmd: boolean;
+}
+
+function parseMessage(message: Buffer): Request {
+  const requestId = message.readInt32LE(4);
+  const opCode = message.readInt32LE(12);
+  if (opCode === OP_MSG) {
+    const flags = message.readUInt32LE(16);
+    const command = parseOpMsg(message, flags);
+    return { requestId, opCode, flags, command, db: String(command.$db), cmd: true };
+  }
+  if (opCode === OP_QUERY) {
+    // flags (int32), fullCollectionName (cstring), numberToSkip (int32), numberToReturn (int32), query
+    const nameEnd = message.indexOf(0, 20);
+    const ns = message.toString('utf8', 20, nameEnd);
+    const at = nameEnd + 9;
+    const command = BSON.deserialize(message.subarray(at, at + message.readInt32LE(at)));
+    const cmd = ns.endsWith('.$cmd');
+    return { requestId, opCode, flags: 0, command, db: cmd ? ns.slice(0, -'.$cmd'.length) : ns, cmd };
+  }
+  throw new Error(`opCode ${opCode}`);
+}
+
+function commandName(command: Document): string {
+  return Object.keys(command)[0] ?? '';
+}
 
 function parseOpMsg(message: Buffer, flags: number): Document {
   const end = message.length - (flags & CHECKSUM_PRESENT ? 4 : 0);

@@ -4,7 +4,7 @@ import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb';
 import { MONGODB_MAX_INDEXES } from '../../model/load.ts';
 import { INDEX_PARTS, isDateType, type FieldType, type Filter, type Member, type MemberData, type Model, type Query } from '../../model/types.ts';
 import { readsBackAs } from '../../model/values.ts';
-import { DEFAULT_STORE_TIME_MS, jsonTexts, modelSignature, nextUpdated, type ReadOptions, type Store, type WriteResult } from '../store.ts';
+import { DEFAULT_STORE_TIME_MS, jsonTexts, modelChanged, modelFileChanged, modelSignature, nextUpdated, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { acquireClient, clientOptions, databaseName } from './connection.ts';
 import { redact } from '../redact.ts';
 import { fieldKey, otherTypes, partKey, partText, replacement, retyped, storedParts, toDocument, toMember, typeOfValue, writtenMember } from './documents.ts';
@@ -299,7 +299,7 @@ class MongoStore implements Store {
    * that no entity tag names it as it was and as it is (a change back to the old model file would
    * give the old tag back). A value it holds as it was (5 as `"5"`) keeps its `updated`.
    */
-  async #retype(model: Model, c: Collection<Stored>): Promise<void> {
+  async #retype(model: Model, c: Collection<Stored>, current: () => void): Promise<void> {
     const counter = await this.#counters.findOne({ _id: { $eq: model.name } }, { projection: { types: 1, canonicalDates: 1 } });
     // Recorded by an svc that kept a date field's text as it was: it holds strings, as that svc served them.
     const recorded = Object.fromEntries(
@@ -313,7 +313,7 @@ class MongoStore implements Store {
       const dates = isDateType(f.type) && recorded[key] !== f.type;
       const query =
         f.type === 'integer' && recorded[key] !== 'integer' ? { $or: [other, notInteger(key)] } : dates ? { $or: [other, { [key]: { $type: 'string' } }] } : other;
-      await rewrite(c, c.find(query, { projection: { [key]: 1, updated: 1 } }), (doc) => {
+      await rewrite(c, c.find(query, { projection: { [key]: 1, updated: 1 } }), current, (doc) => {
         const before = doc[key];
         const value = retyped(f.type, before);
         if (dates && value === before) return undefined; // text a date field holds as it is (a long read as a number is rewritten all the same)
@@ -339,6 +339,7 @@ class MongoStore implements Store {
     if (!same) {
       // Those of fields no longer declared as read above: a date type an older svc recorded is a string's.
       const $set = { ...Object.fromEntries(Object.entries({ ...recorded, ...types }).map(([k, type]) => [`types.${k}`, type])), canonicalDates: true };
+      current();
       await this.#counters.updateOne({ _id: { $eq: model.name } }, { $set }, { upsert: true });
     }
   }
@@ -349,10 +350,10 @@ class MongoStore implements Store {
    * conditional on the field's value. A part that leads an index is looked for in it; otherwise
    * every member is read, once per process and model shape.
    */
-  async #fillParts(model: Model, c: Collection<Stored>): Promise<void> {
+  async #fillParts(model: Model, c: Collection<Stored>, current: () => void): Promise<void> {
     for (const { field, part, key } of storedParts(model)) {
       const source = fieldKey(model, field);
-      await rewrite(c, c.find({ [key]: { $exists: false }, [source]: { $type: 'string' } }, { projection: { [source]: 1 } }), (doc) => {
+      await rewrite(c, c.find({ [key]: { $exists: false }, [source]: { $type: 'string' } }, { projection: { [source]: 1 } }), current, (doc) => {
         const filter = { _id: { $eq: doc._id }, [source]: { $eq: doc[source] }, [key]: { $exists: false } };
         return { updateOne: { filter, update: { $set: { [key]: partText(doc[source], part)! } } } };
       });
@@ -387,35 +388,65 @@ class MongoStore implements Store {
     const signature = modelSignature(model);
     let entry = this.#collections.get(model.name);
     if (entry?.signature !== signature) {
-      const c = this.#db.collection<Stored>(model.name);
-      const keys = ['updated', ...model.declared.filter((f) => f.index !== false).map((f) => fieldKey(model, f.name))];
-      const unindexed = model.declared.filter((f) => f.index === false).map((f) => fieldKey(model, f.name));
-      const compound = compoundIndexes(model);
-      const specs: IndexSpec[] = [...keys.map((k): IndexSpec => ({ name: fieldIndexName(k), key: { [k]: 1, _id: 1 } })), NEWEST_FIRST, ...compound];
-      const prepared: Prepared = {
-        signature,
-        ready: this.#connect()
-          // Drops first: MongoDB refuses an index on the keys of an existing one under another name
-          // (a compound index declared on one field whose own index was just turned off, say).
-          .then(() => this.#dropUndeclared(c, compound))
-          .then(() => Promise.all(unindexed.map((k) => c.dropIndex(fieldIndexName(k)).catch(ignoreMissingIndex))))
-          .then(() => this.#makeRoom(model, c, specs))
-          .then(() => c.createIndexes(specs))
-          .then(() => this.#retype(model, c))
-          .then(() => this.#fillParts(model, c))
-          .then(
+      // A request holds the model it read when it began: one whose file changed since may be older
+      // than the model another request (or process) prepared the collection for meanwhile.
+      // Prepared for it, the collection would go back: values rewritten in the old types (a
+      // date-time made a date again loses its time), the old types recorded for the next process,
+      // the newer model's indexes dropped; and the newer model prepared again by the next request.
+      if (modelFileChanged(model)) return Promise.reject(modelChanged(model.name));
+      entry = this.#prepare(model, signature, entry);
+      this.#collections.set(model.name, entry);
+    }
+    this.#byModel.set(model, entry);
+    return entry.ready;
+  }
+
+  /**
+   * The preparation of `model`'s collection, once `previous` (the one under way for another model
+   * of the name, if any) has settled: two preparations of one collection never run interleaved (one
+   * model's rewrites between another's). Before each step that changes the collection, the model
+   * must still be its file (model-changed otherwise): a file changed while this preparation waited
+   * or ran has a newer model, which the next request (of this process, or of another on the same
+   * file) prepares for, and which this one must not undo. Another process, on another copy of the
+   * file, may still prepare for its own model at the same time (a rolling deploy; README "Models").
+   */
+  #prepare(model: Model, signature: string, previous: Prepared | undefined): Prepared {
+    const c = this.#db.collection<Stored>(model.name);
+    const keys = ['updated', ...model.declared.filter((f) => f.index !== false).map((f) => fieldKey(model, f.name))];
+    const unindexed = model.declared.filter((f) => f.index === false).map((f) => fieldKey(model, f.name));
+    const compound = compoundIndexes(model);
+    const specs: IndexSpec[] = [...keys.map((k): IndexSpec => ({ name: fieldIndexName(k), key: { [k]: 1, _id: 1 } })), NEWEST_FIRST, ...compound];
+    const current = (): void => {
+      if (modelFileChanged(model)) throw modelChanged(model.name);
+    };
+    const prepared: Prepared = {
+      signature,
+      ready: (previous?.ready.then(
+        () => undefined,
+        () => undefined,
+      ) ?? Promise.resolve())
+        .then(() => this.#connect())
+        .then(current)
+        // Drops first: MongoDB refuses an index on the keys of an existing one under another name
+        // (a compound index declared on one field whose own index was just turned off, say).
+        .then(() => this.#dropUndeclared(c, compound))
+        .then(current)
+        .then(() => Promise.all(unindexed.map((k) => c.dropIndex(fieldIndexName(k)).catch(ignoreMissingIndex))))
+        .then(current)
+        .then(() => this.#makeRoom(model, c, specs))
+        .then(current)
+        .then(() => c.createIndexes(specs))
+        .then(() => this.#retype(model, c, current))
+        .then(() => this.#fillParts(model, c, current))
+        .then(
           () => c,
           (e: unknown) => {
             if (this.#collections.get(model.name) === prepared) this.#collections.delete(model.name);
             throw storeError(e);
           },
         ),
-      };
-      entry = prepared;
-      this.#collections.set(model.name, entry);
-    }
-    this.#byModel.set(model, entry);
-    return entry.ready;
+    };
+    return prepared;
   }
 }
 
@@ -496,19 +527,27 @@ function notInteger(key: string): Document {
   };
 }
 
-/** Applies `update` to each document of `docs`, REWRITE_BATCH at a time in unordered bulk writes. */
-async function rewrite(c: Collection<Stored>, docs: AsyncIterable<Stored>, update: (doc: Stored) => AnyBulkWriteOperation<Stored> | undefined): Promise<void> {
+/** Applies `update` to each document of `docs`, REWRITE_BATCH at a time in unordered bulk writes, each once `current` (which throws otherwise) says they still may be. */
+async function rewrite(
+  c: Collection<Stored>,
+  docs: AsyncIterable<Stored>,
+  current: () => void,
+  update: (doc: Stored) => AnyBulkWriteOperation<Stored> | undefined,
+): Promise<void> {
   let batch: AnyBulkWriteOperation<Stored>[] = [];
   for await (const doc of docs) {
     const op = update(doc);
     if (op === undefined) continue;
     batch.push(op);
     if (batch.length >= REWRITE_BATCH) {
+      current();
       await c.bulkWrite(batch, { ordered: false });
       batch = [];
     }
   }
-  if (batch.length > 0) await c.bulkWrite(batch, { ordered: false });
+  if (batch.length === 0) return;
+  current();
+  await c.bulkWrite(batch, { ordered: false });
 }
 
 /** The `maxTimeMS` of a read: whole milliseconds, at least 1 (0 would mean no limit). */
