@@ -94,6 +94,34 @@ function partsOf(model: Model): Parts {
   return p;
 }
 
+/**
+ * The parts a write under `model` stores and clears when the collection was prepared for `of`, a
+ * model of the same name whose fields hold the same types (mongodb-store.ts, a request whose model
+ * file changed since): `of`'s parts of the fields `model` declares, which `of`'s indexes and
+ * filters read. A field `model` does not declare is left alone, its parts with it.
+ */
+function partsFor(model: Model, of: Model): Parts {
+  if (of === model) return partsOf(model);
+  let byOf = pairs.get(model);
+  if (byOf === undefined) pairs.set(model, (byOf = new WeakMap()));
+  let p = byOf.get(of);
+  if (p === undefined) {
+    const declared = new Set(model.declared.map((f) => f.name));
+    const stored = partsOf(of).stored.filter((s) => declared.has(s.field));
+    const keys = new Set(stored.map((s) => s.key));
+    const cleared = model.declared
+      .filter((f) => BSON_TYPE[f.type] === 'string')
+      .flatMap((f) => INDEX_PARTS.map((part) => partKey(fieldKey(model, f.name), part)))
+      .filter((key) => !keys.has(key));
+    p = { stored, cleared };
+    byOf.set(of, p);
+  }
+  return p;
+}
+
+/** partsFor's, by `model` then `of` (a model of the same signature, most often: a file changed in a label). */
+const pairs = new WeakMap<Model, WeakMap<Model, Parts>>();
+
 /** The parts `model` stores in its documents. */
 export function storedParts(model: Model): readonly StoredPart[] {
   return partsOf(model).stored;
@@ -115,14 +143,14 @@ export function partText(v: unknown, part: IndexPart): string | undefined {
   return [...v.slice(0, 2 * (start + 2))].slice(start, start + 2).join('');
 }
 
-/** The document of a member. */
-export function toDocument(model: Model, id: number, updated: string, data: MemberData): MemberDocument {
+/** The document of a member, with the parts the collection's model `of` stores (partsFor). */
+export function toDocument(model: Model, id: number, updated: string, data: MemberData, of: Model = model): MemberDocument {
   const doc: MemberDocument = { _id: id, updated };
   for (const f of model.declared) {
     const v = ownValue(data, f.name);
     if (v !== null && v !== undefined) doc[fieldKey(model, f.name)] = v;
   }
-  for (const { field, part, key } of storedParts(model)) {
+  for (const { field, part, key } of partsFor(model, of).stored) {
     const text = partText(ownValue(data, field), part);
     if (text !== undefined) doc[key] = text;
   }
@@ -134,7 +162,7 @@ export function toDocument(model: Model, id: number, updated: string, data: Memb
  * absent declared one removed. Keys of fields the model no longer declares are left alone, so a
  * field that comes back finds its values again (as SQLite keeps the column).
  */
-export function replacement(model: Model, updated: string, data: MemberData): { $set: Record<string, Value>; $unset?: Record<string, ''> } {
+export function replacement(model: Model, updated: string, data: MemberData, of: Model = model): { $set: Record<string, Value>; $unset?: Record<string, ''> } {
   const $set: Record<string, Value> = { updated };
   const $unset: Record<string, ''> = {};
   for (const f of model.declared) {
@@ -144,7 +172,8 @@ export function replacement(model: Model, updated: string, data: MemberData): { 
   }
   // Its parts with it; a part the model no longer stores is removed, so that none is left stale
   // should an index name it again (a member written meanwhile would keep the old one).
-  const { stored, cleared } = partsOf(model);
+  // (The parts of the collection's model `of`, partsFor.)
+  const { stored, cleared } = partsFor(model, of);
   for (const { field, part, key } of stored) {
     const text = partText(ownValue(data, field), part);
     if (text !== undefined) $set[key] = text;

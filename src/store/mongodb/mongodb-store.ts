@@ -26,9 +26,37 @@ type Stored = { _id: number } & Document;
 
 /** A model's collection, prepared (indexes created) for the model's signature. */
 interface Prepared {
+  readonly model: Model;
   readonly signature: string;
   readonly ready: Promise<Collection<Stored>>;
+  /** `ready` as the View of the models of this signature. */
+  readonly view: Promise<View>;
+  /**
+   * Once ready: each field's type as the preparation recorded it in svc.counters, by document key
+   * (the model's, and those recorded for fields it no longer declares).
+   */
+  types?: Readonly<Record<string, FieldType>>;
 }
+
+/**
+ * What an operation of a model runs on: the collection and the preparation it is current with.
+ * For a model of before (its file changed since this process prepared the collection for it, then
+ * for the file's newer model), the fields of the model (by name) that the collection no longer
+ * holds as the model reads and writes them: as another type (`retyped`: neither written nor read
+ * by), or without a part the model reads from where it is stored (`reparted`: not read by). A
+ * write stores the parts of `of`, the preparation's model. None for the model the collection was
+ * prepared for.
+ */
+interface View {
+  readonly c: Collection<Stored>;
+  readonly entry: Prepared;
+  /** The model whose parts a write stores (documents.ts `toDocument`): the operation's own, or the preparation's. */
+  readonly of: Model;
+  readonly retyped: ReadonlySet<string>;
+  readonly reparted: ReadonlySet<string>;
+}
+
+const NONE: ReadonlySet<string> = new Set();
 
 /**
  * A model's counter (the last id given) and its fields' types as the last process to prepare the
@@ -93,6 +121,8 @@ class MongoStore implements Store {
   readonly #collections = new Map<string, Prepared>();
   /** By Model object: a request's model is the same object as the previous request's while its file is unchanged. */
   #byModel = new WeakMap<Model, Prepared>();
+  /** By model name: the writes of its members issued and not yet answered (#issue); a preparation lets them land first. */
+  readonly #writing = new Map<string, Set<Promise<void>>>();
   #closed = false;
 
   constructor(db: Db, connect: () => Promise<void>, release: () => Promise<void>) {
@@ -107,7 +137,8 @@ class MongoStore implements Store {
   }
 
   async *list(model: Model, query: Query, options: ReadOptions = {}): AsyncIterable<Member> {
-    const c = await this.#collection(model);
+    const readable = this.#readable(model, await this.#view(model), [...query.filters, ...query.order]);
+    const { c } = readable instanceof Promise ? await readable : readable;
     const { filter, sort, skip, limit } = translateQuery(model, query);
     const timeMs = readTime(options);
     // Filter, sort, skip and limit all run in the server; members arrive in batches as they are read.
@@ -129,7 +160,8 @@ class MongoStore implements Store {
   }
 
   async count(model: Model, filters: readonly Filter[], options: ReadOptions = {}): Promise<number> {
-    const c = await this.#collection(model);
+    const readable = this.#readable(model, await this.#view(model), filters);
+    const { c } = readable instanceof Promise ? await readable : readable;
     const timeMs = readTime(options);
     try {
       // Without filters, the count the server keeps in the collection's metadata: no scan.
@@ -140,7 +172,8 @@ class MongoStore implements Store {
   }
 
   async get(model: Model, id: number): Promise<Member | null> {
-    const c = await this.#collection(model);
+    // Values are read as the model's types (toMember), whatever the collection holds.
+    const { c } = await this.#view(model);
     try {
       const doc = await c.findOne({ _id: { $eq: id } });
       return doc ? toMember(model, doc) : null;
@@ -150,18 +183,21 @@ class MongoStore implements Store {
   }
 
   async insert(model: Model, data: MemberData, updated: string): Promise<Member> {
-    const c = await this.#collection(model);
+    const writable = this.#writable(model, await this.#view(model));
+    let view = writable instanceof Promise ? await writable : writable;
     try {
       for (let attempt = 1; ; attempt++) {
         const id = await this.#nextId(model);
+        // A preparation begun while the id was taken: the write waits for it, and is checked again.
+        if (this.#collections.get(model.name) !== view.entry) view = await this.#writableLater(model, view);
         try {
-          await c.insertOne(toDocument(model, id, updated, data));
+          await this.#issue(model.name, view.c.insertOne(toDocument(model, id, updated, data, view.of)));
           return writtenMember(model, id, updated, data);
         } catch (e) {
           // The counter is behind the collection (it was lost, or data was restored without it):
           // move it past the highest id and take the next one. Ids are still never reused.
           if (!isDuplicateKey(e) || attempt > 1) throw e;
-          await this.#catchUp(model, c);
+          await this.#catchUp(model, view.c);
         }
       }
     } catch (e) {
@@ -170,10 +206,12 @@ class MongoStore implements Store {
   }
 
   async replace(model: Model, id: number, data: MemberData, updated: string, ifUpdated?: string): Promise<WriteResult<Member>> {
-    const c = await this.#collection(model);
+    // Issued in the turn the view is taken, as a delete is: two writes of a turn reach the database in the order they were made.
+    const writable = this.#writable(model, await this.#view(model));
+    const { c, of } = writable instanceof Promise ? await writable : writable;
     try {
       // One filtered write: the check of `updated` and the write cannot be separated by another writer.
-      const result = await c.updateOne(this.#target(id, ifUpdated), replacement(model, updated, data));
+      const result = await this.#issue(model.name, c.updateOne(this.#target(id, ifUpdated), replacement(model, updated, data, of)));
       if (result.matchedCount === 1) return { ok: true, value: writtenMember(model, id, updated, data) };
       return { ok: false, reason: await this.#missReason(c, id, ifUpdated) };
     } catch (e) {
@@ -182,7 +220,8 @@ class MongoStore implements Store {
   }
 
   async delete(model: Model, id: number, ifUpdated?: string): Promise<WriteResult<void>> {
-    const c = await this.#collection(model);
+    // No field is written: a model of before deletes as well as the model as it is.
+    const { c } = await this.#view(model);
     try {
       const result = await c.deleteOne(this.#target(id, ifUpdated));
       if (result.deletedCount === 1) return { ok: true, value: undefined };
@@ -208,6 +247,108 @@ class MongoStore implements Store {
     this.#collections.clear();
     this.#byModel = new WeakMap();
     await this.#release();
+  }
+
+  /**
+   * The collection of `model` to run an operation on (#entry: prepared for it, or being prepared).
+   * A model this process prepared the collection for, whose file changed since, and which another
+   * model of the file replaced (#entry prepares for no model whose file changed): the collection as
+   * the current preparation leaves it, once ready, with the fields whose values it no longer holds
+   * as `model` does (View), which an operation must not write, filter or order by (README "Models").
+   * When nothing changed, the promise of the entry itself: an operation issues its command after
+   * as many turns of the microtask queue as any other, in the order operations were called.
+   */
+  #view(model: Model): Promise<View> {
+    const known = this.#byModel.get(model);
+    if (known !== undefined && known !== this.#collections.get(model.name) && modelFileChanged(model)) return this.#staleView(model);
+    try {
+      return this.#entry(model).view;
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** #view of a model of before: the current preparation's collection, once ready. */
+  async #staleView(model: Model): Promise<View> {
+    for (;;) {
+      const current = this.#collections.get(model.name);
+      // Its preparation failed: it leaves nothing to compare with, and the next request prepares again.
+      if (current === undefined) throw modelChanged(model.name);
+      const c = await current.ready.catch(() => {
+        throw modelChanged(model.name);
+      });
+      if (this.#collections.get(model.name) === current) return { c, entry: current, of: current.model, ...changedFields(model, current) };
+    }
+  }
+
+  /**
+   * `view` of `model` once it is current for a write of the model's fields, synchronously when
+   * nothing changed: a preparation begun since it was taken (a request under another model of the
+   * file) is waited for, and the write is refused (model-changed) when the collection then holds a
+   * field of it otherwise than `model` writes it (a 7 written under an integer model after the
+   * field was made boolean would read `true` but not be found by `n=true`; #retype converted the 7s
+   * there before). The same when the model's file changed and another process recorded other types
+   * for its fields (that process prepared for the file's newer model). A change that only added or
+   * removed fields lets the write through, as if made before it.
+   */
+  #writable(model: Model, view: View): View | Promise<View> {
+    if (this.#collections.get(model.name) === view.entry && view.retyped.size === 0 && !modelFileChanged(model)) return view;
+    return this.#writableLater(model, view);
+  }
+
+  async #writableLater(model: Model, view: View): Promise<View> {
+    while (this.#collections.get(model.name) !== view.entry) view = await this.#view(model);
+    if (view.retyped.size > 0 || (await this.#recordedOtherwise(model, model.declared)).size > 0) throw modelChanged(model.name);
+    return view;
+  }
+
+  /**
+   * `view` of `model` for a read that filters or orders by `terms` (synchronously when nothing
+   * changed): model-changed when one names a field the collection holds otherwise than `model` reads it.
+   */
+  #readable(model: Model, view: View, terms: readonly { readonly field: string }[]): View | Promise<View> {
+    const named = model.declared.filter((f) => terms.some((t) => t.field === f.name));
+    if (named.length === 0) return view;
+    if (named.some((f) => view.retyped.has(f.name) || view.reparted.has(f.name))) throw modelChanged(model.name);
+    if (!modelFileChanged(model)) return view;
+    return this.#recordedOtherwise(model, named).then((other) => {
+      if (other.size > 0) throw modelChanged(model.name);
+      return view;
+    });
+  }
+
+  /**
+   * Those of `fields` of `model` that svc.counters records as another type, when the model's file
+   * changed since it was read (none otherwise, without reading): another process on the file
+   * prepared the collection for its newer model. It cannot tell which parts that model stores.
+   */
+  async #recordedOtherwise(model: Model, fields: Model['declared']): Promise<ReadonlySet<string>> {
+    if (!modelFileChanged(model)) return NONE;
+    const counter = await this.#counters.findOne({ _id: { $eq: model.name } }, { projection: { types: 1, canonicalDates: 1 } }).catch((e: unknown) => {
+      throw storeError(e);
+    });
+    // As #retype reads them: a date type recorded by an svc that kept dates' text as it was is a string's.
+    const recorded = (key: string) => {
+      const type = counter?.types?.[key];
+      return type !== undefined && counter?.canonicalDates !== true && isDateType(type) ? 'string' : type;
+    };
+    return new Set(fields.filter((f) => !sameValues(recorded(fieldKey(model, f.name)), f.type)).map((f) => f.name));
+  }
+
+  /** `write`, counted among the writes of collection `name` under way until it is answered. */
+  #issue<T>(name: string, write: Promise<T>): Promise<T> {
+    let writing = this.#writing.get(name);
+    if (writing === undefined) this.#writing.set(name, (writing = new Set()));
+    const settled = write.then(
+      () => undefined,
+      () => undefined,
+    );
+    writing.add(settled);
+    void settled.then(() => {
+      writing.delete(settled);
+      if (writing.size === 0 && this.#writing.get(name) === writing) this.#writing.delete(name);
+    });
+    return write;
   }
 
   /** The member `id`, while its `updated` is still `ifUpdated` when given. */
@@ -299,7 +440,7 @@ class MongoStore implements Store {
    * that no entity tag names it as it was and as it is (a change back to the old model file would
    * give the old tag back). A value it holds as it was (5 as `"5"`) keeps its `updated`.
    */
-  async #retype(model: Model, c: Collection<Stored>, current: () => void): Promise<void> {
+  async #retype(model: Model, c: Collection<Stored>, current: () => void): Promise<Record<string, FieldType>> {
     const counter = await this.#counters.findOne({ _id: { $eq: model.name } }, { projection: { types: 1, canonicalDates: 1 } });
     // Recorded by an svc that kept a date field's text as it was: it holds strings, as that svc served them.
     const recorded = Object.fromEntries(
@@ -334,14 +475,16 @@ class MongoStore implements Store {
     // it, as its values do (as svc_fields keeps it in SQLite): one that comes back as another type
     // reads them as of that type (a date made date-time reads back as the same date).
     const types = Object.fromEntries(model.declared.map((f) => [fieldKey(model, f.name), f.type]));
+    // Those of fields no longer declared as read above: a date type an older svc recorded is a string's.
+    const all = { ...recorded, ...types } as Record<string, FieldType>;
     // Written only when it changes: most preparations find the types they would record.
     const same = counter?.canonicalDates === true && Object.entries(types).every(([k, type]) => recorded[k] === type);
     if (!same) {
-      // Those of fields no longer declared as read above: a date type an older svc recorded is a string's.
-      const $set = { ...Object.fromEntries(Object.entries({ ...recorded, ...types }).map(([k, type]) => [`types.${k}`, type])), canonicalDates: true };
+      const $set = { ...Object.fromEntries(Object.entries(all).map(([k, type]) => [`types.${k}`, type])), canonicalDates: true };
       current();
       await this.#counters.updateOne({ _id: { $eq: model.name } }, { $set }, { upsert: true });
     }
+    return all;
   }
 
   /**
@@ -381,10 +524,19 @@ class MongoStore implements Store {
    * earlier type of a field left are rewritten.
    */
   #collection(model: Model): Promise<Collection<Stored>> {
-    if (this.#closed) return Promise.reject(new Error('the store is closed'));
+    try {
+      return this.#entry(model).ready;
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** #collection's preparation of `model`: the one it is current with, or a new one; throws when there can be none. */
+  #entry(model: Model): Prepared {
+    if (this.#closed) throw new Error('the store is closed');
     const known = this.#byModel.get(model);
     // Still current: a preparation that failed is forgotten, and the next operation tries again.
-    if (known && this.#collections.get(model.name) === known) return known.ready;
+    if (known && this.#collections.get(model.name) === known) return known;
     const signature = modelSignature(model);
     let entry = this.#collections.get(model.name);
     if (entry?.signature !== signature) {
@@ -393,12 +545,12 @@ class MongoStore implements Store {
       // Prepared for it, the collection would go back: values rewritten in the old types (a
       // date-time made a date again loses its time), the old types recorded for the next process,
       // the newer model's indexes dropped; and the newer model prepared again by the next request.
-      if (modelFileChanged(model)) return Promise.reject(modelChanged(model.name));
+      if (modelFileChanged(model)) throw modelChanged(model.name);
       entry = this.#prepare(model, signature, entry);
       this.#collections.set(model.name, entry);
     }
     this.#byModel.set(model, entry);
-    return entry.ready;
+    return entry;
   }
 
   /**
@@ -412,6 +564,10 @@ class MongoStore implements Store {
    */
   #prepare(model: Model, signature: string, previous: Prepared | undefined): Prepared {
     const c = this.#db.collection<Stored>(model.name);
+    // Writes issued under the model before are answered before this rewrites any value: run after
+    // the rewrite read the collection, one would leave a value of the old type (#writable refuses
+    // those issued from now on).
+    const writing = [...(this.#writing.get(model.name) ?? [])];
     const keys = ['updated', ...model.declared.filter((f) => f.index !== false).map((f) => fieldKey(model, f.name))];
     const unindexed = model.declared.filter((f) => f.index === false).map((f) => fieldKey(model, f.name));
     const compound = compoundIndexes(model);
@@ -419,33 +575,43 @@ class MongoStore implements Store {
     const current = (): void => {
       if (modelFileChanged(model)) throw modelChanged(model.name);
     };
+    const ready = Promise.all([
+      previous?.ready.then(
+        () => undefined,
+        () => undefined,
+      ),
+      ...writing,
+    ])
+      .then(() => this.#connect())
+      .then(current)
+      // Drops first: MongoDB refuses an index on the keys of an existing one under another name
+      // (a compound index declared on one field whose own index was just turned off, say).
+      .then(() => this.#dropUndeclared(c, compound))
+      .then(current)
+      .then(() => Promise.all(unindexed.map((k) => c.dropIndex(fieldIndexName(k)).catch(ignoreMissingIndex))))
+      .then(current)
+      .then(() => this.#makeRoom(model, c, specs))
+      .then(current)
+      .then(() => c.createIndexes(specs))
+      .then(() => this.#retype(model, c, current))
+      .then((types) => {
+        prepared.types = types;
+        return this.#fillParts(model, c, current);
+      })
+      .then(
+        () => c,
+        (e: unknown) => {
+          if (this.#collections.get(model.name) === prepared) this.#collections.delete(model.name);
+          throw storeError(e);
+        },
+      );
     const prepared: Prepared = {
+      model,
       signature,
-      ready: (previous?.ready.then(
-        () => undefined,
-        () => undefined,
-      ) ?? Promise.resolve())
-        .then(() => this.#connect())
-        .then(current)
-        // Drops first: MongoDB refuses an index on the keys of an existing one under another name
-        // (a compound index declared on one field whose own index was just turned off, say).
-        .then(() => this.#dropUndeclared(c, compound))
-        .then(current)
-        .then(() => Promise.all(unindexed.map((k) => c.dropIndex(fieldIndexName(k)).catch(ignoreMissingIndex))))
-        .then(current)
-        .then(() => this.#makeRoom(model, c, specs))
-        .then(current)
-        .then(() => c.createIndexes(specs))
-        .then(() => this.#retype(model, c, current))
-        .then(() => this.#fillParts(model, c, current))
-        .then(
-          () => c,
-          (e: unknown) => {
-            if (this.#collections.get(model.name) === prepared) this.#collections.delete(model.name);
-            throw storeError(e);
-          },
-        ),
+      ready,
+      view: ready.then((collection): View => ({ c: collection, entry: prepared, of: model, retyped: NONE, reparted: NONE })),
     };
+    prepared.view.catch(() => {}); // its rejection is ready's, which the operations waiting on it are given
     return prepared;
   }
 }
@@ -548,6 +714,29 @@ async function rewrite(
   if (batch.length === 0) return;
   current();
   await c.bulkWrite(batch, { ordered: false });
+}
+
+/** Whether values stored as `recorded` are those a field of `type` writes and filters (`string` and `text` hold the same); an unrecorded type is taken to be. */
+function sameValues(recorded: FieldType | undefined, type: FieldType): boolean {
+  const held = (t: FieldType) => (t === 'text' ? 'string' : t);
+  return recorded === undefined || held(recorded) === held(type);
+}
+
+/**
+ * The fields of `model` (a model of before) that the collection, as `now` prepared it, holds
+ * otherwise than `model` writes and reads them (View): as another type, or, where `now`'s model
+ * declares the field, without a part `model` stores (a write under `now`'s model clears it, and a
+ * filter under `model` reads it; one that `model` does not store it computes from the field).
+ */
+function changedFields(model: Model, now: Prepared): { retyped: ReadonlySet<string>; reparted: ReadonlySet<string> } {
+  const kept = new Set(storedParts(now.model).map((p) => p.key));
+  const retyped = new Set<string>();
+  const reparted = new Set<string>();
+  for (const f of model.declared) {
+    if (!sameValues(now.types?.[fieldKey(model, f.name)], f.type)) retyped.add(f.name);
+    else if (now.model.declared.some((d) => d.name === f.name) && storedParts(model).some((p) => p.field === f.name && !kept.has(p.key))) reparted.add(f.name);
+  }
+  return { retyped, reparted };
 }
 
 /** The `maxTimeMS` of a read: whole milliseconds, at least 1 (0 would mean no limit). */
