@@ -426,7 +426,12 @@ class MongoStore implements Store {
    * filters and orders compare them as the model says. A field's query finds only values of the
    * other types, in its index when it has one (a field declared `"index": false` is read whole,
    * once per process and model shape); each write is conditional on the value it replaces, so a
-   * write made meanwhile is kept. Then the fields' types are recorded for the next process.
+   * write made meanwhile is kept. Then the fields' types are recorded for the next process. The
+   * record of a field whose type changed is removed first: a preparation cut before it records (the
+   * connection lost, the process stopped, its model file changed again) leaves values of the new
+   * type under no record, which the next preparation reads as any type, rather than under the old
+   * type's, which would have it look for none of them (a date-time made a date, then a date-time
+   * again, would keep the date's text, comparing as that).
    *
    * A number that an integer field cannot hold (a fraction or one past 2^53, left by a float;
    * `notInteger`) is of the type of one it can, and no index tells them apart: those are looked for
@@ -446,6 +451,11 @@ class MongoStore implements Store {
     const recorded = Object.fromEntries(
       Object.entries(counter?.types ?? {}).map(([k, type]) => [k, counter?.canonicalDates !== true && isDateType(type) ? 'string' : type] as const),
     );
+    const retyping = model.declared.map((f) => [fieldKey(model, f.name), f.type] as const).filter(([key, type]) => recorded[key] !== undefined && recorded[key] !== type).map(([key]) => key);
+    if (retyping.length > 0) {
+      current();
+      await this.#counters.updateOne({ _id: { $eq: model.name } }, { $unset: Object.fromEntries(retyping.map((key) => [`types.${key}`, ''] as const)) });
+    }
     for (const f of model.declared) {
       const key = fieldKey(model, f.name);
       // Its stored parts go with the old value (#fillParts makes those the model stores again).
