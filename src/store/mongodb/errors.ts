@@ -1,6 +1,7 @@
 // Driver errors as the server reports them: a database that cannot answer is 503 store-unavailable.
 
 import { MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError } from 'mongodb';
+import { SvcError } from '../../errors.ts';
 import { storeTimeLimit, storeUnavailable } from '../store.ts';
 
 /** Error labels the driver or server put on errors that a later attempt may not meet. */
@@ -76,6 +77,51 @@ export function isDuplicateKey(e: unknown): boolean {
  */
 export function storeError(e: unknown): unknown {
   return isUnavailable(e) ? storeUnavailable(e) : e;
+}
+
+/**
+ * What a write of a member (insertOne, updateOne, deleteOne) throws for a driver error: storeError,
+ * unless the command may have reached the server and been applied, its reply lost (`mayHaveWritten`).
+ * Then the write may or may not be stored, and the retryable 503 would have a client store a
+ * create twice: 500 internal-error saying to read before writing again, as SQLite answers a write
+ * its writer thread stopped before acknowledging (sqlite/writer.ts `outcomeUnknown`). The cause is
+ * kept for the server's log.
+ */
+export function writeError(e: unknown): unknown {
+  if (!mayHaveWritten(e)) return storeError(e);
+  const err = new SvcError('internal-error', 'The connection to the data store was lost before it acknowledged this write, which may or may not have been stored: read before writing it again.');
+  Object.defineProperty(err, 'cause', { value: e, enumerable: false });
+  return err;
+}
+
+/**
+ * Whether a write that failed with `e` may have been applied: a connection that failed once the
+ * command could have been sent (MongoNetworkError and its timeout, a socket error the driver did
+ * not wrap), or a write concern the server could not satisfy after it applied the write. Not: no
+ * server to send it to (MongoServerSelectionError, a closed or cleared pool, a closed client), a
+ * connection that failed while it was being opened (`openingFailed`), the NoWritesPerformed label,
+ * or a server's error reply (the write was refused, or interrupted before it committed: one
+ * document's write is atomic).
+ * https://github.com/mongodb/specifications/blob/master/source/retryable-writes/retryable-writes.md
+ */
+function mayHaveWritten(e: unknown): boolean {
+  if (!(e instanceof MongoError)) return isUnavailable(e);
+  if (e.hasErrorLabel('NoWritesPerformed')) return false;
+  if (e instanceof MongoWriteConcernError || (e instanceof MongoServerError && e.code === 64)) return true; // WriteConcernFailed
+  if (e instanceof MongoNetworkError) return !openingFailed(e);
+  return e.name === 'MongoOperationTimeoutError';
+}
+
+/**
+ * Whether a network error is one of opening a connection, before any command went on it: the
+ * driver (7.x) labels those HandshakeError (the handshake failed) or SystemOverloadedError (the
+ * socket could not be made, cmap/connect.js `applyBackpressureLabels`), and sets `beforeHandshake`
+ * on a timeout then (not exported); the socket's own error says `connect` (ECONNREFUSED).
+ */
+function openingFailed(e: MongoNetworkError): boolean {
+  if ((e as { beforeHandshake?: unknown }).beforeHandshake === true) return true;
+  if (e.hasErrorLabel('HandshakeError') || e.hasErrorLabel('SystemOverloadedError')) return true;
+  return (e.cause as { syscall?: unknown } | undefined)?.syscall === 'connect';
 }
 
 /** A read's storeError: MaxTimeMSExpired (50) of the `maxTimeMS` it set is its time limit, not an outage. */

@@ -8,7 +8,7 @@ import { DEFAULT_STORE_TIME_MS, jsonTexts, modelChanged, modelFileChanged, model
 import { acquireClient, clientOptions, databaseName } from './connection.ts';
 import { redact } from '../redact.ts';
 import { fieldKey, otherTypes, partKey, partText, replacement, retyped, storedParts, toDocument, toMember, typeOfValue, writtenMember } from './documents.ts';
-import { ignoreMissingIndex, isDuplicateKey, readError, storeError } from './errors.ts';
+import { ignoreMissingIndex, isDuplicateKey, readError, storeError, writeError } from './errors.ts';
 import { acquireMemoryServer } from './memory.ts';
 import { translateFilters, translateQuery } from './translate.ts';
 
@@ -196,7 +196,7 @@ class MongoStore implements Store {
         } catch (e) {
           // The counter is behind the collection (it was lost, or data was restored without it):
           // move it past the highest id and take the next one. Ids are still never reused.
-          if (!isDuplicateKey(e) || attempt > 1) throw e;
+          if (!isDuplicateKey(e) || attempt > 1) throw writeError(e);
           await this.#catchUp(model, view.c);
         }
       }
@@ -211,7 +211,9 @@ class MongoStore implements Store {
     const { c, of } = writable instanceof Promise ? await writable : writable;
     try {
       // One filtered write: the check of `updated` and the write cannot be separated by another writer.
-      const result = await this.#issue(model.name, c.updateOne(this.#target(id, ifUpdated), replacement(model, updated, data, of)));
+      const result = await this.#issue(model.name, c.updateOne(this.#target(id, ifUpdated), replacement(model, updated, data, of))).catch((e: unknown) => {
+        throw writeError(e);
+      });
       if (result.matchedCount === 1) return { ok: true, value: writtenMember(model, id, updated, data) };
       return { ok: false, reason: await this.#missReason(c, id, ifUpdated) };
     } catch (e) {
@@ -223,7 +225,9 @@ class MongoStore implements Store {
     // No field is written: a model of before deletes as well as the model as it is.
     const { c } = await this.#view(model);
     try {
-      const result = await c.deleteOne(this.#target(id, ifUpdated));
+      const result = await c.deleteOne(this.#target(id, ifUpdated)).catch((e: unknown) => {
+        throw writeError(e);
+      });
       if (result.deletedCount === 1) return { ok: true, value: undefined };
       return { ok: false, reason: await this.#missReason(c, id, ifUpdated) };
     } catch (e) {
