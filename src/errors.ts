@@ -35,7 +35,7 @@ export const CATALOGUE = {
   'expectation-failed': { status: 417, title: 'Expectation Failed', fix: 'Send no Expect header, or `Expect: 100-continue` (the only expectation the server meets).' },
   'headers-too-large': { status: 431, title: 'Request Header Fields Too Large', fix: 'Send a request line and headers of at most 16 KiB together (more when --max-url is raised past 8 KiB: see Limits); the connection is closed.' },
   // 5xx: the server or the handler
-  'internal-error': { status: 500, title: 'Internal Server Error', fix: 'A bug in the server: the log has the details.' },
+  'internal-error': { status: 500, title: 'Internal Server Error', fix: 'A bug in the server, or a write whose outcome the store did not report (its detail says so: read before writing again); the log has the details.' },
   'app-settings-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the app\'s svc.json as `detail` says (its JSON Schema is runtime/svc-settings.schema.json).' },
   'model-invalid': { status: 500, title: 'Internal Server Error', fix: 'Fix the model file named in `detail` (run `svc check`).' },
   'models-over-limit': { status: 500, title: 'Internal Server Error', fix: 'The app has more model files, or its models describe more, than one document of type metadata or OpenAPI may hold (README "Limits"): remove what `detail` says (model files, fields, long labels and descriptions).' },
