@@ -10,6 +10,7 @@
 // AB_ALSO=<path> (e.g. 'POST /resources/employees'), a second load of AB_ALSO_CONNECTIONS
 // connections (default 1) runs beside each measured one on the same server: a mixed workload.
 // Its rate is printed too; CPU per request is then the server's CPU over both loads' requests.
+// With AB_B_ENV='{"NAME":"value"}' (JSON), server B's environment has those too.
 //
 //   node bench/ab.ts '/resources/employees/5' 5 3 svc '' '--max-semi-space-size=16'
 //   AB_B_CHECKOUT=/tmp/base node bench/ab.ts '/resources/employees/5' 5 3 svc '' ''
@@ -33,9 +34,11 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-ab-'));
 const log = (line: string) => console.error(`ab: ${line}`);
 const seeds = new Seeds(dir, dir);
 const split = (flags: string) => flags.split(' ').filter(Boolean);
+const envB = JSON.parse(process.env.AB_B_ENV ?? '{}') as Record<string, string>;
+const withEnvB = <T extends { readonly env?: Readonly<Record<string, string>> }>(s: T): T => ({ ...s, env: { ...s.env, ...envB } });
 const servers = [
   await startServer(`${serverName}-a`, spec, { seeds, dataDir: dir, nodeArgs: split(flagsA), log }),
-  await startServer(`${serverName}-b`, checkoutB ? { ...specB, entry: relative(ROOT, join(checkoutB, specB.entry ?? 'src/cli.ts')) } : specB, { seeds, dataDir: dir, nodeArgs: split(flagsB), log }),
+  await startServer(`${serverName}-b`, withEnvB(checkoutB ? { ...specB, entry: relative(ROOT, join(checkoutB, specB.entry ?? 'src/cli.ts')) } : specB), { seeds, dataDir: dir, nodeArgs: split(flagsB), log }),
 ];
 const scenario = commandLineScenario(target, serverName, 'ab');
 const also = process.env.AB_ALSO ? commandLineScenario(process.env.AB_ALSO, serverName, 'ab') : undefined;
