@@ -1,6 +1,9 @@
 // `node bench/profile.ts <path> [seconds] [server]`: one svc server of bench/scenarios.ts under
 // --cpu-prof, loaded with one request path (GET; POST when the path starts with "POST "), then the
 // functions with the most self time. For finding where a row's time goes, not for figures.
+// PROFILE_INCLUSIVE=1 adds inclusive time, of svc's own functions or, with PROFILE_ALL=1, of every
+// function (Node's included: where a request's time goes between the parser, svc and the socket);
+// PROFILE_TOP=<n> lists that many (40).
 
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +35,7 @@ for (const n of prof.nodes) {
   self.set(where, (self.get(where) ?? 0) + n.hitCount);
   total += n.hitCount;
 }
-for (const [where, hits] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${((100 * hits) / total).toFixed(1).padStart(5)}%  ${where}`);
+for (const [where, hits] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 40))) console.log(`${((100 * hits) / total).toFixed(1).padStart(5)}%  ${where}`);
 
 // Inclusive time of svc's own functions (src/), each counted once per sample however deep it recurs.
 if (process.env.PROFILE_INCLUSIVE) {
@@ -46,13 +49,13 @@ if (process.env.PROFILE_INCLUSIVE) {
     const seen = new Set<string>();
     for (let id: number | undefined = n.id; id !== undefined; id = parent.get(id)) {
       const f = byId.get(id)!.callFrame;
-      if (!/\/(src)\//.test(f.url)) continue;
-      const where = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/src\//, 'src/')}:${f.lineNumber + 1}`;
+      if (!process.env.PROFILE_ALL && !/\/(src)\//.test(f.url)) continue;
+      const where = `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*\/(src|node_modules)\//, "$1/")}:${f.lineNumber + 1}`;
       if (seen.has(where)) continue;
       seen.add(where);
       inclusive.set(where, (inclusive.get(where) ?? 0) + n.hitCount);
     }
   }
-  console.log('\ninclusive (svc functions):');
-  for (const [where, hits] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${((100 * hits) / total).toFixed(1).padStart(5)}%  ${where}`);
+  console.log(process.env.PROFILE_ALL ? '\ninclusive (all functions):' : '\ninclusive (svc functions):');
+  for (const [where, hits] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 40))) console.log(`${((100 * hits) / total).toFixed(1).padStart(5)}%  ${where}`);
 }
