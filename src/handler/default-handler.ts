@@ -159,7 +159,10 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
     links.first = pageUrl(ex, 0, count);
     // A page of count=0 has no neighbours: its next and prev would be itself.
     if (count !== undefined && count > 0 && start + count < total) links.next = pageUrl(ex, start + count, count);
-    if (start > 0 && count !== 0) links.prev = pageUrl(ex, count === undefined ? 0 : Math.max(0, start - count), count);
+    // The members right before this page, and none of it: with no count, or a count past the
+    // start, the previous page is the first `start` members (start=0&count=20 from start=3 would
+    // repeat 17 of this page's; start=0 with no count, all of them).
+    if (start > 0 && count !== 0) links.prev = pageUrl(ex, count === undefined ? 0 : Math.max(0, start - count), count === undefined ? start : Math.min(count, start));
     ex.res.setHeader('link', Object.entries(links).map(([rel, url]) => `<${url}>; rel="${rel}"`).join(', '));
   }
   ex.res.setStatus(200);

@@ -116,6 +116,11 @@ eachHandlerForm(t, async (t, delegate) => {
     const first = (await fetch(`${url}?start=0&count=5`)).headers.get('link')!;
     t.match(first, /start=5&count=5>; rel="next"/);
     t.notMatch(first, /rel="prev"/);
+    // prev is the members right before the page, none of the page's own.
+    const prevOf = async (q: string) => /<[^>]*\?([^>]*)>; rel="prev"/.exec((await fetch(`${url}?${q}`)).headers.get('link')!)?.[1];
+    t.equal(await prevOf('start=4&count=2'), 'start=2&count=2');
+    t.equal(await prevOf('start=3&count=5'), 'start=0&count=3', 'a count past the start: the first `start` members');
+    t.equal(await prevOf('start=3'), 'start=0&count=3', 'no count: the first `start` members, not the whole list');
     // Pages of no members have no neighbours: a client following `next` would get the same URL forever.
     for (const q of ['count=0', 'start=2&count=0']) {
       const none = (await fetch(`${url}?${q}`)).headers.get('link')!;
