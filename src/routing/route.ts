@@ -8,9 +8,11 @@ export type Route =
   | { kind: 'ops'; name: OpsEndpoint }
   | { kind: 'types'; name?: string }
   | { kind: 'openapi' }
-  | { kind: 'resource'; collection: string; id?: string; pathInfo?: string; event: EventName };
+  | { kind: 'resource'; collection: string; id?: string; pathInfo?: string; event: EventName }
+  /** A method the URL convention does not map, on a collection's or member's URL: 405 with the methods that URL serves, once its handler is known. */
+  | { kind: 'unmapped'; collection: string; member: boolean };
 
-/** The methods the URL convention serves (README "REST reference"): the Allow of a 405 for any other. */
+/** The methods the URL convention serves (README "REST reference"): the Allow of a 405 for any other, where no URL of a collection is asked for. */
 export const ALL_METHODS = 'GET, HEAD, PUT, POST, DELETE';
 
 /** The operator's endpoints (README "Operations"): liveness, readiness, Prometheus metrics. */
@@ -47,9 +49,7 @@ export function route(method: string, path: string): Route {
   }
   // Names are plain; dots, percent-encoded slashes and the like never name a collection.
   if (!COLLECTION_NAME.test(collection)) throw notFound(path);
-  if (verb === undefined) {
-    throw new SvcError('method-not-allowed', `${method} is not a method of this server.`, { headers: { allow: ALL_METHODS } });
-  }
+  if (verb === undefined) return { kind: 'unmapped', collection, member: id !== undefined };
   if (id === undefined) return { kind: 'resource', collection, event: COLLECTION_EVENTS[verb] };
   const pathInfo = rest.length ? `/${rest.join('/')}` : undefined;
   return { kind: 'resource', collection, id, event: MEMBER_EVENTS[verb], ...(pathInfo ? { pathInfo } : {}) };

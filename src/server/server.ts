@@ -413,6 +413,12 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const model = app.models.get(r.collection);
     const handler = model && app.handlerFile(r.collection);
     if (!model || !handler) throw new SvcError('collection-not-found', `No collection "${r.collection}".`);
+    if (r.kind === 'unmapped') {
+      // Allow is what this URL serves (RFC 9110 §10.2.1), as for an event the handler does not
+      // implement: known for the one-line svc.delegate(), else every method the URL convention maps there.
+      const events = (await app.runtime.events(handler)) ?? EVENTS;
+      throw new SvcError('method-not-allowed', `${method} is not a method of this server.`, { headers: { allow: allowHeader(events.filter((e) => isMemberEvent(e) === r.member)) } });
+    }
     if (preflight) {
       // The methods of this kind of target the handler serves: known for the one-line
       // svc.delegate(), else every method the URL convention maps (the request may then be 405).

@@ -91,11 +91,27 @@ t.test('every other path is 404; /healthz is 200', async (t) => {
   t.same(await health.json() as any, { status: 'ok' });
 });
 
-t.test('unknown methods are 405 with Allow', async (t) => {
+t.test('unknown methods are 405 with Allow: the methods that URL serves', async (t) => {
   const res = await fetch(server.at('/resources/employees'), { method: 'PATCH' });
   t.equal(res.status, 405);
-  t.equal(res.headers.get('allow'), 'GET, HEAD, PUT, POST, DELETE');
-  t.equal((await fetch(server.at('/resources/employees/1'), { method: 'OPTIONS' })).status, 405);
+  // RFC 9110 §10.2.1: what the target supports. The one-line svc.delegate() serves no PUT or
+  // DELETE on a collection, nor POST on a member: they are 405 themselves, and not listed.
+  t.equal(res.headers.get('allow'), 'GET, POST, HEAD');
+  t.equal((await res.json() as any).code, 'method-not-allowed');
+  const member = await fetch(server.at('/resources/employees/1'), { method: 'PATCH' });
+  t.equal(member.status, 405);
+  t.equal(member.headers.get('allow'), 'GET, PUT, DELETE, HEAD');
+  const options = await fetch(server.at('/resources/employees/1'), { method: 'OPTIONS' });
+  t.equal(options.status, 405);
+  t.equal(options.headers.get('allow'), 'GET, PUT, DELETE, HEAD');
+  // Each method listed is served there.
+  for (const [path, allow] of [['/resources/employees', res.headers.get('allow')!], ['/resources/employees/1', member.headers.get('allow')!]] as const) {
+    for (const m of allow.split(', ').filter((m) => m !== 'HEAD')) {
+      const r = await fetch(server.at(path), { method: m, ...(m === 'GET' || m === 'DELETE' ? {} : { headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' }) });
+      t.not(r.status, 405, `${m} ${path}`);
+    }
+  }
+  t.equal((await fetch(server.at('/resources/nothing'), { method: 'PATCH' })).status, 404, 'no collection there: nothing to allow');
 });
 
 t.test('a hostile Host header is refused, not echoed into URLs', async (t) => {

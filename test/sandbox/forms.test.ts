@@ -35,6 +35,12 @@ t.test('an event the functions do not implement is 405 with Allow for that kind 
   const collection = await fetch(s.at('/resources/functions'), { method: 'PUT' });
   t.equal(collection.status, 405);
   t.equal(collection.headers.get('allow'), 'GET, POST, HEAD');
+  // A method no event maps: the same Allow, that of the URL.
+  for (const [path, allow] of [['/resources/functions/5', member.headers.get('allow')], ['/resources/functions', collection.headers.get('allow')]]) {
+    const patch = await fetch(s.at(path!), { method: 'PATCH' });
+    t.equal(patch.status, 405, path!);
+    t.equal(patch.headers.get('allow'), allow, path!);
+  }
 });
 
 t.test('exported event functions, async ones awaited', async (t) => {
@@ -71,6 +77,12 @@ t.test('the default export as the class, with bare event names as methods', asyn
   const put = await send(s.at('/resources/defaultclass/3'), 'PUT', { name: 'x' });
   t.equal(put.status, 405);
   t.equal(put.headers.get('allow'), 'DELETE');
+  const patch = await fetch(s.at('/resources/defaultclass/3'), { method: 'PATCH' });
+  t.equal(patch.status, 405);
+  // A method no event maps is answered before any handler code runs, from what the bundle shows:
+  // bare method names of a class are not read from it, so every method of a member is listed (as
+  // a CORS preflight's are). Functions named on<Event> are (above).
+  t.equal(patch.headers.get('allow'), 'GET, PUT, POST, DELETE, HEAD', 'a method no event maps: every method of a member');
 });
 
 t.test('a class imported from another file of the app', async (t) => {
