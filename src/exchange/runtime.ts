@@ -15,9 +15,11 @@ export interface HandlerRuntime {
   check(file: string): Promise<string | undefined>;
   /**
    * The events the handler `file` serves, when they are known without running it (the one-line
-   * `svc.delegate()` serves the default handler's); undefined when only running it tells.
+   * `svc.delegate()` serves the default handler's); undefined when only running it tells. Unless
+   * `exact`, also those its source shows (`on<Event>` functions, for documents): a scan of its text,
+   * which can leave out events it serves (a class's `create`, a top-level script that mentions `onList(`).
    */
-  events(file: string): Promise<readonly EventName[] | undefined>;
+  events(file: string, exact?: boolean): Promise<readonly EventName[] | undefined>;
   /** Isolates alive now (for metrics); 0 for a runtime without any. */
   isolates(): number;
   /** Frees isolates and caches. */

@@ -85,10 +85,10 @@ export function createSandboxRuntime(scope: RuntimeScope, options: SandboxOption
       return artifact.ok ? undefined : `${artifact.error.location ?? artifact.rel}: ${artifact.error.text}`;
     },
 
-    async events(file) {
+    async events(file, exact) {
       const artifact = await compiler.get(file);
       if (!artifact.ok) return undefined;
-      return artifact.delegateOnly ? DEFAULT_HANDLER_EVENTS : artifact.events;
+      return artifact.delegateOnly ? DEFAULT_HANDLER_EVENTS : exact ? undefined : artifact.events;
     },
 
     isolates() {

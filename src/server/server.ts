@@ -414,9 +414,10 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     const handler = model && app.handlerFile(r.collection);
     if (!model || !handler) throw new SvcError('collection-not-found', `No collection "${r.collection}".`);
     if (r.kind === 'unmapped') {
-      // Allow is what this URL serves (RFC 9110 §10.2.1), as for an event the handler does not
-      // implement: known for the one-line svc.delegate(), else every method the URL convention maps there.
-      const events = (await app.runtime.events(handler)) ?? EVENTS;
+      // Allow is what this URL serves (RFC 9110 §10.2.1): known for the one-line svc.delegate(),
+      // else every method the URL convention maps there. Not the scan of the source a preflight
+      // uses: it can leave out a method the handler serves, and Allow must list every one.
+      const events = (await app.runtime.events(handler, true)) ?? EVENTS;
       throw new SvcError('method-not-allowed', `${method} is not a method of this server.`, { headers: { allow: allowHeader(events.filter((e) => isMemberEvent(e) === r.member)) } });
     }
     if (preflight) {

@@ -38,3 +38,14 @@ t.test('d: the class wins and has no create', async (t) => {
   const plain = await post('d', 'text/plain', 'x');
   t.equal(plain.status, 415, 'a body the server cannot take is refused as such, before any script runs');
 });
+
+// A method no event maps (PATCH) is 405 before any handler code runs: its Allow must not leave out
+// what the handler serves on the scan's word. Here the scan sees `onList` alone, and POST creates.
+for (const c of ['a', 'b', 'c']) {
+  t.test(`${c}: a method no event maps lists the methods the handler serves`, async (t) => {
+    const patch = await fetch(s.at(`/resources/${c}`), { method: 'PATCH' });
+    t.equal(patch.status, 405);
+    const allow = patch.headers.get('allow')!.split(', ');
+    t.ok(allow.includes('POST'), `Allow ${patch.headers.get('allow')} has POST, which creates (201 above)`);
+  });
+}
