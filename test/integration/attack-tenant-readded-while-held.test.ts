@@ -19,8 +19,8 @@ import { tenantsServer } from '../helpers/server.ts';
 
 /**
  * 64 KiB a member, 256 members: 16 MiB in all, in reader batches of 1 MiB. A JSON list is written in
- * chunks of 64 members (4 MiB here, representation/json.ts CHUNK_MEMBERS): the list's read stops
- * after the first chunks, which a client that does not read takes no more of than the sockets
+ * chunks of about 32 KiB (one member each here, representation/json.ts CHUNK_CHARS): the list's read
+ * stops after the first chunks, which a client that does not read takes no more of than the sockets
  * buffer (about 4 MiB on Linux). Fewer members than a chunk were read whole before the first write,
  * whatever the client did, and the read then raced the old app's close (40 members of 256 KiB).
  */
