@@ -408,14 +408,28 @@ export class Compiler {
 }
 
 /**
- * The events whose `on<Event>` function or method the bundle `js` defines (`function onList(`,
- * `onList(…) {`, `onList = (`) or exports under that name (a function re-exported from another
- * file is renamed in the bundle, `onList2 as onList`); undefined when none is (a top-level script,
- * or a class whose methods are named like the events). For documents (OpenAPI, CORS), not for dispatch.
+ * The events the bundle `js` shows it serves, for documents (OpenAPI, CORS preflights), not for
+ * dispatch, and never fewer than dispatch finds (runtime/prelude.js); undefined when it shows none
+ * (a top-level script serves every event):
+ * - `on<Event>` functions it declares (`function onList(`), assigns (`const onList = …`) or exports
+ *   under that name (a function re-exported from another file is renamed in the bundle, `onList2 as
+ *   onList`). A call (`hooks.onList()`) or an object literal's method is no event function.
+ * - When its modules define a class: every event whose name, with or without `on`, is a word of
+ *   their text in any case, as a class's methods match (`create`, `ONCREATE`, `onCreate`).
  */
 function declaredEvents(js: string): readonly EventName[] | undefined {
+  const start = js.search(new RegExp(`^// ${NAMESPACE}:`, 'm'));
+  // The modules' own text: without esbuild's helpers before them, nor the line of formsFooter,
+  // which names every event function.
+  const modules = (start === -1 ? js : js.slice(start)).replace(/^.*\b__svc_forms__\s*=.*$/m, '');
+  const classes = /\bclass\b/.test(modules);
   const exported = new Set(exportedNames(js));
-  const found = EVENTS.filter((e) => exported.has(handlerName(e)) || new RegExp(`\\b${handlerName(e)}\\s*(?:\\(|=\\s*(?:async\\s*)?(?:function\\b|\\())`).test(js));
+  const found = EVENTS.filter(
+    (e) =>
+      exported.has(handlerName(e)) ||
+      new RegExp(`(?:\\bfunction\\s*\\*?\\s*${handlerName(e)}\\s*\\(|(?<![.\\w$])${handlerName(e)}\\s*=(?![=>]))`).test(js) ||
+      (classes && new RegExp(`(?<![\\w$])(?:on)?${e}(?![\\w$])`, 'i').test(modules)),
+  );
   return found.length > 0 ? found : undefined;
 }
 

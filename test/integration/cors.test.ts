@@ -74,3 +74,29 @@ t.test('preflight: a handler of event functions gets the methods of the events i
   t.equal(await allowed('/resources/script', 'POST'), 'GET, PUT, POST, DELETE, HEAD', 'a top-level script: every method');
   t.equal(await allowed('/resources/script/1', 'PUT'), 'GET, PUT, POST, DELETE, HEAD');
 });
+
+// A preflight that leaves out a method the handler serves makes a browser refuse a request that
+// works. The scan of the source cannot tell a class's methods (any name, any case: `create`,
+// `ONCREATE`) nor a top-level script that only calls something named like an event function: such
+// handlers get every method, as a handler that defines none.
+t.test('preflight: never fewer methods than the handler serves', async (t) => {
+  const server = await appServer(
+    t,
+    {
+      models: { a: MODELS.notes, b: MODELS.notes, c: MODELS.notes },
+      resources: {
+        'a.ts': 'export default class { onList() { svc.delegate(); } create() { svc.delegate(); } }',
+        'b.ts': 'export default class { onList() { svc.delegate(); } ONCREATE() { svc.delegate(); } }',
+        'c.ts': 'const hooks = { onList() { return 1; } };\nhooks.onList();\nsvc.delegate();',
+      },
+    },
+    { cors: ['*'] },
+  );
+  for (const c of ['a', 'b', 'c']) {
+    const pre = await fetch(server.at(`/resources/${c}`), { method: 'OPTIONS', headers: { origin: 'https://x.example', 'access-control-request-method': 'POST' } });
+    t.equal(pre.status, 204, c);
+    t.ok(pre.headers.get('access-control-allow-methods')!.split(', ').includes('POST'), `${c}: ${pre.headers.get('access-control-allow-methods')} has POST`);
+    const created = await fetch(server.at(`/resources/${c}`), { method: 'POST', headers: { origin: 'https://x.example', 'content-type': 'application/json' }, body: '{"text":"x"}' });
+    t.equal(created.status, 201, `${c}: and POST creates`);
+  }
+});
