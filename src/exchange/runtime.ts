@@ -16,8 +16,9 @@ export interface HandlerRuntime {
   /**
    * The events the handler `file` serves, when they are known without running it (the one-line
    * `svc.delegate()` serves the default handler's); undefined when only running it tells. Unless
-   * `exact`, also those its source shows (`on<Event>` functions, for documents): a scan of its text,
-   * which can leave out events it serves (a class's `create`, a top-level script that mentions `onList(`).
+   * `exact`, also those its source shows (`on<Event>` functions, a class's methods), for documents
+   * and preflights: a reading of its text, meant to list more than it serves rather than fewer,
+   * which code written to hide its functions (computed names, destructuring) could still defeat.
    */
   events(file: string, exact?: boolean): Promise<readonly EventName[] | undefined>;
   /** Isolates alive now (for metrics); 0 for a runtime without any. */

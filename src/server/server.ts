@@ -415,14 +415,15 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     if (!model || !handler) throw new SvcError('collection-not-found', `No collection "${r.collection}".`);
     if (r.kind === 'unmapped') {
       // Allow is what this URL serves (RFC 9110 §10.2.1): known for the one-line svc.delegate(),
-      // else every method the URL convention maps there. Not the scan of the source a preflight
-      // uses: it can leave out a method the handler serves, and Allow must list every one.
+      // else every method the URL convention maps there. Not the reading of the source a preflight
+      // uses: that is a reading of text, and Allow must list every method the handler serves.
       const events = (await app.runtime.events(handler, true)) ?? EVENTS;
       throw new SvcError('method-not-allowed', `${method} is not a method of this server.`, { headers: { allow: allowHeader(events.filter((e) => isMemberEvent(e) === r.member)) } });
     }
     if (preflight) {
       // The methods of this kind of target the handler serves: known for the one-line
-      // svc.delegate(), else every method the URL convention maps (the request may then be 405).
+      // svc.delegate(), else those its source shows (compile.ts declaredEvents, which may list
+      // more, never fewer), else every method the URL convention maps (the request may then be 405).
       const events = (await app.runtime.events(handler)) ?? EVENTS;
       const member = isMemberEvent(r.event);
       return answerPreflight(req, sink, allowHeader(events.filter((e) => isMemberEvent(e) === member)));
