@@ -151,16 +151,18 @@ function filterField(field: FieldDef): FieldDef {
 function parseFilterValue(field: FieldDef, condition: Condition, raw: string): { value: Value | Value[] } | { message: string } {
   const one = (s: string): { ok: true; value: Value } | { ok: false; message: string } => parseValue(filterField(field), s, true);
   switch (condition) {
+    // White space around these is no part of them, as around a value (values.ts parseValue).
     case 'isnull':
-      if (raw === 'true') return { value: true };
-      if (raw === 'false') return { value: false };
+      if (raw.trim() === 'true') return { value: true };
+      if (raw.trim() === 'false') return { value: false };
       return { message: 'must be true or false' };
     case 'year':
     case 'month':
     case 'day': {
       const [lo, hi] = PART_RANGE[condition]!;
-      if (!/^\d{1,4}$/.test(raw) || +raw < lo || +raw > hi) return { message: `must be an integer from ${lo} to ${hi}` };
-      return { value: +raw };
+      const part = raw.trim();
+      if (!/^\d{1,4}$/.test(part) || +part < lo || +part > hi) return { message: `must be an integer from ${lo} to ${hi}` };
+      return { value: +part };
     }
     case 'in': {
       // A URL cannot hold more, but a handler's query can; SQLite binds at most 32,766 values.

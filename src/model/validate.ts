@@ -6,7 +6,7 @@ import { ownValue, parseValue } from './values.ts';
 
 /** True when `raw` means "no value": missing, null, or (from text) empty for a non-string type. */
 function isAbsent(field: FieldDef, raw: unknown, text: boolean): boolean {
-  return raw === undefined || raw === null || (text && raw === '' && field.type !== 'string' && field.type !== 'text');
+  return raw === undefined || raw === null || (text && typeof raw === 'string' && raw.trim() === '' && field.type !== 'string' && field.type !== 'text');
 }
 
 /**

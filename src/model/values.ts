@@ -102,6 +102,9 @@ function toNumber(raw: unknown, text: boolean, syntax: RegExp): number | undefin
  * from text (query strings, Atom) the text is converted.
  */
 export function parseValue(field: FieldDef, raw: unknown, text: boolean): Parsed {
+  // From text, the white space around a value of a non-text field (a pretty-printed Atom `dd`) is
+  // no part of it, for booleans and dates as for numbers; a text field keeps all of its own.
+  if (text && typeof raw === 'string' && field.type !== 'string' && field.type !== 'text') raw = raw.trim();
   switch (field.type) {
     case 'string':
     case 'text': {

@@ -180,6 +180,25 @@ t.test('values from JSON must have the JSON type; from text they are converted',
   t.same(parseValue(f('s'), '😀😀😀', false), { ok: true, value: '😀😀😀' }, 'code points, not UTF-16 units');
 });
 
+// Text of a non-text field is read as numbers always were (` 5 ` is 5): the white space around it
+// (a pretty-printed Atom `dd`, a query string's `%20`) is no part of the value. Text fields keep theirs.
+t.test('from text, white space around a non-text value is trimmed, as for numbers', async (t) => {
+  const r = model({ i: { type: 'integer' }, b: { type: 'boolean' }, d: { type: 'date' }, dt: { type: 'date-time' }, s: { type: 'string' } });
+  if (!r.ok) throw new Error(r.reason);
+  const f = (n: string) => r.model.fields.get(n)!;
+  t.same(parseValue(f('i'), '\n  5\n', true), { ok: true, value: 5 });
+  t.same(parseValue(f('b'), '\n  true\n', true), { ok: true, value: true });
+  t.same(parseValue(f('b'), ' false ', true), { ok: true, value: false });
+  t.same(parseValue(f('d'), ' 2024-02-29\n', true), { ok: true, value: '2024-02-29' });
+  t.same(parseValue(f('dt'), '\t2024-02-29T10:00:00Z ', true), { ok: true, value: '2024-02-29T10:00:00.000Z' });
+  t.same(parseValue(f('s'), ' a ', true), { ok: true, value: ' a ' }, 'a text field keeps its white space');
+  t.equal(parseValue(f('b'), ' true', false).ok, false, 'from JSON a boolean is a JSON boolean');
+  t.equal(parseValue(f('d'), ' 2024-02-29', false).ok, false, 'and a JSON date string is exact');
+  t.equal(parseValue(f('b'), 'tr ue', true).ok, false, 'white space inside stays wrong');
+  const m: Model = r.model;
+  t.same({ ...validateCreate(m, { i: ' \n ', b: '\n', s: ' ' }, true) }, { s: ' ' }, 'text of only white space is absent, as empty text is');
+});
+
 t.test('validation of create and update', async (t) => {
   const r = model({ name: { type: 'string', required: true }, n: { type: 'integer', default_value: 7 }, fixed: { type: 'string', editable: false } });
   if (!r.ok) throw new Error(r.reason);

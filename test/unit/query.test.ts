@@ -28,6 +28,17 @@ t.test('filters are typed by the field', async (t) => {
   t.same(q('updated__year=2024').filters[0], { field: 'updated', condition: 'year', value: 2024 });
 });
 
+t.test('white space around a value of a non-text field is trimmed, as around a number; a text value keeps it', async (t) => {
+  t.same(q('i=%203%20').filters[0]!.value, 3);
+  t.same(q('b=%20true').filters[0]!.value, true);
+  t.same(q('b__in=true,%20false').filters[0]!.value, [true, false]);
+  t.same(q('d=2024-02-29%20').filters[0]!.value, '2024-02-29');
+  t.same(q('dt__gte=%202024-01-01T00:00:00Z').filters[0]!.value, '2024-01-01T00:00:00.000Z');
+  t.same(q('d__isnull=%20false').filters[0]!.value, false);
+  t.same(q('d__day=%205').filters[0]!.value, 5);
+  t.same(q('s=%20a%20').filters[0]!.value, ' a ', 'a string filter is the text as sent');
+});
+
 t.test('which conditions fit which types', async (t) => {
   const fits: Record<string, string[]> = {
     s: ['exact', 'iexact', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'gt', 'gte', 'lt', 'lte', 'ne', 'in', 'range', 'isnull'],
