@@ -202,6 +202,9 @@ async function list(ex: Exchange, model: Model, collect: boolean): Promise<Deleg
     if (pending) await ex.res.write(pending);
     pending = '';
     await ex.res.write(chunk);
+    // HEAD is GET without a body: its head went out (streamed, as GET's), and nothing more of the
+    // list is read, unless a handler that delegated reads the members.
+    if (ex.method === 'HEAD' && !collected) break;
   }
   ex.res.end(ex.res.committed ? undefined : pending);
   if (!collected) return {};

@@ -16,9 +16,13 @@ import type { Store } from '../../src/store/store.ts';
 class StubResponse extends EventEmitter {
   statusCode = 200;
   destroyed = false;
+  headersSent = false;
   readonly written: (string | Uint8Array)[] = [];
   setHeader() {}
   removeHeader() {}
+  flushHeaders() {
+    this.headersSent = true;
+  }
   write(chunk: string | Uint8Array) {
     this.written.push(chunk);
     return true;

@@ -7,7 +7,7 @@ import { atom } from '../../src/representation/atom.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { makeModel } from '../fixtures/models.ts';
-import { stubExchange } from '../helpers/stub-exchange.ts';
+import { stubExchange, stubSink } from '../helpers/stub-exchange.ts';
 
 const model = makeModel('items', { name: 'string' });
 const store = await openSqliteStore('sqlite::memory:', '');
@@ -89,4 +89,43 @@ t.test('a first page is read with its total in one read: as texts (pageJson) for
   const params = new URLSearchParams('count=3&order_by=-updated');
   Object.assign(ex, { model, params: new Map(params), query: [...params] });
   t.same((await runDefault(ex, { collect: true })).collection, members);
+});
+
+// HEAD is GET without a body (RFC 9110 §9.3.2): its status and headers are GET's, streamed
+// (chunked) when GET's would be, and then nothing more of the list is read. It read and rendered
+// the whole list to discard it: as much of the store's time as the GET, for nothing.
+t.test('HEAD of a streamed list reads no further than its head needs', async (t) => {
+  const big = makeModel('bigs', { name: 'string' });
+  const s = await openSqliteStore('sqlite::memory:', '');
+  t.teardown(() => s.close());
+  for (let i = 0; i < 2000; i++) await s.insert(big, { name: `${i}`.padStart(100, 'x') }, new Date(Date.UTC(2025, 0, 1, 0, 0, 0, i)).toISOString());
+  const run = async (method: 'GET' | 'HEAD', collect = false) => {
+    let read = 0;
+    const counting: Store = {
+      ...bound(s),
+      listJson: (...args) => (async function* () {
+        for await (const text of s.listJson(...args)) {
+          read++;
+          yield text;
+        }
+      })(),
+      list: (...args) => (async function* () {
+        for await (const m of s.list(...args)) {
+          read++;
+          yield m;
+        }
+      })(),
+    };
+    const ex = stubExchange({ collection: 'bigs', handler: '', store: counting });
+    Object.assign(ex, { model: big, method, res: stubSink(method) });
+    const result = await runDefault(ex, { collect });
+    return { read, total: ex.res.headers.get('x-total-count'), length: ex.res.headers.get('content-length'), collected: result.collection?.length };
+  };
+  const get = await run('GET');
+  t.same(get, { read: 2000, total: '2000', length: null, collected: undefined }, 'GET streams every member (no Content-Length)');
+  const head = await run('HEAD');
+  t.equal(head.total, '2000');
+  t.notOk(head.length, 'HEAD: the same head, streamed (no Content-Length)');
+  t.ok(head.read < 1000, `HEAD read ${head.read} of 2,000 members`);
+  t.equal((await run('HEAD', true)).read, 2000, 'a handler that delegated and reads the collection gets all of it');
 });
