@@ -12,6 +12,8 @@ export interface FileStat {
   readonly key: string;
   /** The later of mtime and ctime, ms since the epoch: a key read this recently may not show a change made in the same clock tick. */
   readonly changedMs: number;
+  /** Bytes (0 for what cannot be stat'd). */
+  readonly size: number;
 }
 
 const memo = new Map<string, FileStat | null>();
@@ -47,7 +49,7 @@ export function statFresh(path: string): FileStat | undefined {
 function stat(path: string): FileStat | null {
   try {
     const st = statSync(path, { throwIfNoEntry: false });
-    return st ? { isFile: st.isFile(), isDirectory: st.isDirectory(), key: `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}`, changedMs: Math.max(st.mtimeMs, st.ctimeMs) } : null;
+    return st ? { isFile: st.isFile(), isDirectory: st.isDirectory(), key: `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}`, changedMs: Math.max(st.mtimeMs, st.ctimeMs), size: st.size } : null;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     // A name too long for a file name (a URL segment can be kilobytes) names nothing, nor does a
@@ -56,6 +58,6 @@ function stat(path: string): FileStat | null {
     // Anything else (a link that leads to itself, ELOOP; a directory the server may not search,
     // EACCES) is there, but is no file: whoever reads it says why (app-file.ts), rather than the
     // request failing here as an internal error.
-    return { isFile: false, isDirectory: false, key: `error:${code}`, changedMs: 0 };
+    return { isFile: false, isDirectory: false, key: `error:${code}`, changedMs: 0, size: 0 };
   }
 }

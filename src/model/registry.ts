@@ -21,6 +21,70 @@ import type { Model } from './types.ts';
 export const MAX_MODEL_ENTRIES = 1000;
 
 /**
+ * Bytes of model files whose models `all()` reads for one app, 32 MiB: past it, what reads every
+ * model (the type metadata, the OpenAPI document) is 500 `models-over-limit`, having read no more.
+ * Their documents hold at most 16 MiB each anyway (documents.ts); a parsed model takes about 1.8
+ * times its file's bytes, and 1,000 model files of 1 MiB each held 1.8 GB of one app's.
+ */
+export const MAX_APP_MODEL_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Bytes of model files whose parsed models the process keeps, across every app, 256 MiB: past it
+ * the least recently used are let go, and read again when next used (a model file of 1 MiB takes
+ * about 10 ms to read). One app's collections asked for one by one, 1,000 models of 1 MiB, would
+ * otherwise hold 1.8 GB in every process, and take the server over --max-rss.
+ */
+export const MAX_KEPT_MODEL_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The parsed models the process keeps, by the bytes of their files, least recently used first:
+ * shared by every app's registry, so that the bound holds for the process however many apps it serves.
+ */
+export class KeptModels {
+  readonly #maxBytes: number;
+  /** Each kept model's bytes and how to let it go, least recently used first. */
+  readonly #kept = new Map<object, { bytes: number; drop: () => void }>();
+  #bytes = 0;
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Keeps `token` (a registry's entry) of `bytes`; `drop` lets it go. Others may be let go to make room. */
+  keep(token: object, bytes: number, drop: () => void): void {
+    this.forget(token);
+    this.#kept.set(token, { bytes, drop });
+    this.#bytes += bytes;
+    for (const [other, k] of this.#kept) {
+      if (this.#bytes <= this.#maxBytes || other === token) break;
+      this.forget(other);
+      k.drop();
+    }
+  }
+
+  /** `token` was used: it is let go last. */
+  touch(token: object): void {
+    const k = this.#kept.get(token);
+    if (k === undefined) return;
+    this.#kept.delete(token);
+    this.#kept.set(token, k);
+  }
+
+  forget(token: object): void {
+    const k = this.#kept.get(token);
+    if (k === undefined) return;
+    this.#kept.delete(token);
+    this.#bytes -= k.bytes;
+  }
+}
+
+const PROCESS_KEPT_MODELS = new KeptModels(MAX_KEPT_MODEL_BYTES);
+
+/**
  * A directory changed this recently (ms) may change again within the same tick of the file
  * system's clock, leaving its stat as it was: its listing is not kept (git's "racily clean" case).
  */
@@ -29,6 +93,8 @@ const RACY_MS = 2000;
 interface Entry {
   /** The file's FileStat key when it was read. */
   key: string;
+  /** The file's bytes when it was read. */
+  bytes: number;
   result: LoadResult;
 }
 
@@ -57,11 +123,17 @@ export class ModelRegistry {
   /** The JSON of GET /resources/types as of a state of all(), or the error it is. */
   #types: { state: string; json: Promise<Buffer> } | undefined;
 
-  /** `dir` is the app's `models/`; `warn` is told of each model file rejected, once per version of the file. */
-  constructor(dir: string, warn: (message: string) => void) {
+  readonly #kept: KeptModels;
+
+  /**
+   * `dir` is the app's `models/`; `warn` is told of each model file rejected, once per version of
+   * the file; `kept` bounds the models kept (by default the process's, shared by every app).
+   */
+  constructor(dir: string, warn: (message: string) => void, kept: KeptModels = PROCESS_KEPT_MODELS) {
     this.dir = dir;
     this.#prefix = join(dir, sep);
     this.#warn = warn;
+    this.#kept = kept;
   }
 
   /** Only for a name that matches COLLECTION_NAME. */
@@ -69,13 +141,16 @@ export class ModelRegistry {
     // Not path.join: this runs on every request, and the name needs no normalising.
     const file = `${this.#prefix}${name}.json`;
     const st = statNow(file);
+    const hit = this.#cache.get(name);
     if (!st) {
-      this.#cache.delete(name);
+      if (hit) this.#forget(name, hit);
       return undefined;
     }
     const key = st.key;
-    const hit = this.#cache.get(name);
-    if (hit?.key === key) return hit.result;
+    if (hit?.key === key) {
+      this.#kept.touch(hit);
+      return hit.result;
+    }
     let result: LoadResult;
     try {
       // Read as a file of the app (app-file.ts): the bound is the app's directory, not `models/`,
@@ -89,8 +164,25 @@ export class ModelRegistry {
       result = { ok: false, reason: `the file ${e.detail}` };
     }
     if (!result.ok) this.#warn(`model models/${name}.json rejected: ${result.reason}`);
-    this.#cache.set(name, { key, result });
+    if (hit) this.#forget(name, hit);
+    const entry: Entry = { key, bytes: st.size, result };
+    this.#cache.set(name, entry);
+    // Let go by the process's bound: read again when next used (a rejected file warns again then).
+    this.#kept.keep(entry, st.size, () => {
+      if (this.#cache.get(name) === entry) this.#cache.delete(name);
+    });
     return result;
+  }
+
+  /** The app closed: its models are let go (the process's bound keeps none of a closed app's). */
+  close(): void {
+    for (const [name, entry] of this.#cache) this.#forget(name, entry);
+    this.#types = undefined;
+  }
+
+  #forget(name: string, entry: Entry): void {
+    this.#kept.forget(entry);
+    if (this.#cache.get(name) === entry) this.#cache.delete(name);
   }
 
   /** The model named `name`; undefined when there is no such file. Throws when the file is invalid. */
@@ -156,12 +248,20 @@ export class ModelRegistry {
     const problems: ModelProblem[] = [];
     const state: string[] = [];
     const slices = new Slices();
+    let bytes = 0;
     for (const name of names) {
       const file = `models/${name}.json`;
       if (!COLLECTION_NAME.test(name) || name === 'types') {
         problems.push({ file, reason: `the name "${name}" must match [A-Za-z][A-Za-z0-9_-]* and not be "types"` });
         state.push(name);
         continue;
+      }
+      bytes += statNow(`${this.#prefix}${name}.json`)?.size ?? 0;
+      if (bytes > MAX_APP_MODEL_BYTES) {
+        throw new SvcError(
+          'models-over-limit',
+          `The model files of models/ hold more than ${MAX_APP_MODEL_BYTES} bytes (32 MiB), the most the server reads for one app: remove model files, or make them smaller. Each collection still serves; the type metadata of every model, the OpenAPI document and svc check do not.`,
+        );
       }
       const result = this.#load(name);
       state.push(`${name}\0${this.#cache.get(name)?.key ?? '-'}`);

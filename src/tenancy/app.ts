@@ -117,6 +117,7 @@ export class App implements ServedApp {
   }
 
   async close(): Promise<void> {
+    this.models.close();
     await this.runtime.close();
     await this.store.close();
   }
