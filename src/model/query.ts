@@ -152,10 +152,11 @@ function parseFilterValue(field: FieldDef, condition: Condition, raw: string): {
   const one = (s: string): { ok: true; value: Value } | { ok: false; message: string } => parseValue(filterField(field), s, true);
   switch (condition) {
     // White space around these is no part of them, as around a value (values.ts parseValue).
-    case 'isnull':
-      if (raw.trim() === 'true') return { value: true };
-      if (raw.trim() === 'false') return { value: false };
+    case 'isnull': {
+      const text = raw.trim();
+      if (text === 'true' || text === 'false') return { value: text === 'true' };
       return { message: 'must be true or false' };
+    }
     case 'year':
     case 'month':
     case 'day': {

@@ -23,8 +23,9 @@ export const MAX_MODEL_ENTRIES = 1000;
 /**
  * Bytes of model files whose models `all()` reads for one app, 32 MiB: past it, what reads every
  * model (the type metadata, the OpenAPI document) is 500 `models-over-limit`, having read no more.
- * Their documents hold at most 16 MiB each anyway (documents.ts); a parsed model takes about 1.8
- * times its file's bytes, and 1,000 model files of 1 MiB each held 1.8 GB of one app's.
+ * Their documents hold at most 16 MiB each anyway (documents.ts); a parsed model takes about 1.05
+ * to 1.6 times its file's bytes (measured), so 1,000 model files of 1 MiB each would hold 1 to 1.6 GB
+ * of one app's.
  */
 export const MAX_APP_MODEL_BYTES = 32 * 1024 * 1024;
 
@@ -32,7 +33,7 @@ export const MAX_APP_MODEL_BYTES = 32 * 1024 * 1024;
  * Bytes of model files whose parsed models the process keeps, across every app, 256 MiB: past it
  * the least recently used are let go, and read again when next used (a model file of 1 MiB takes
  * about 10 ms to read). One app's collections asked for one by one, 1,000 models of 1 MiB, would
- * otherwise hold 1.8 GB in every process, and take the server over --max-rss.
+ * otherwise hold 1 to 1.6 GB in every process, toward --max-rss.
  */
 export const MAX_KEPT_MODEL_BYTES = 256 * 1024 * 1024;
 
@@ -93,8 +94,6 @@ const RACY_MS = 2000;
 interface Entry {
   /** The file's FileStat key when it was read. */
   key: string;
-  /** The file's bytes when it was read. */
-  bytes: number;
   result: LoadResult;
 }
 
@@ -165,7 +164,7 @@ export class ModelRegistry {
     }
     if (!result.ok) this.#warn(`model models/${name}.json rejected: ${result.reason}`);
     if (hit) this.#forget(name, hit);
-    const entry: Entry = { key, bytes: st.size, result };
+    const entry: Entry = { key, result };
     this.#cache.set(name, entry);
     // Let go by the process's bound: read again when next used (a rejected file warns again then).
     this.#kept.keep(entry, st.size, () => {

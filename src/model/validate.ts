@@ -2,11 +2,11 @@
 
 import { SvcError, validationError, type FieldError } from '../errors.ts';
 import type { FieldDef, Member, MemberData, Model } from './types.ts';
-import { ownValue, parseValue } from './values.ts';
+import { holdsText, ownValue, parseValue } from './values.ts';
 
 /** True when `raw` means "no value": missing, null, or (from text) empty for a non-string type. */
 function isAbsent(field: FieldDef, raw: unknown, text: boolean): boolean {
-  return raw === undefined || raw === null || (text && typeof raw === 'string' && raw.trim() === '' && field.type !== 'string' && field.type !== 'text');
+  return raw === undefined || raw === null || (text && typeof raw === 'string' && raw.trim() === '' && !holdsText(field.type));
 }
 
 /**

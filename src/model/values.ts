@@ -91,6 +91,11 @@ export function parseDateTime(s: string): Parsed {
   return ok(iso);
 }
 
+/** Whether a field of `type` holds text as it was sent (`string`, `text`): every other type's text is converted, its surrounding white space no part of it. */
+export function holdsText(type: FieldType): boolean {
+  return type === 'string' || type === 'text';
+}
+
 /** A JSON number as it is, or text in the shape `syntax` as a number; undefined otherwise. */
 function toNumber(raw: unknown, text: boolean, syntax: RegExp): number | undefined {
   if (!text) return typeof raw === 'number' ? raw : undefined;
@@ -104,7 +109,7 @@ function toNumber(raw: unknown, text: boolean, syntax: RegExp): number | undefin
 export function parseValue(field: FieldDef, raw: unknown, text: boolean): Parsed {
   // From text, the white space around a value of a non-text field (a pretty-printed Atom `dd`) is
   // no part of it, for booleans and dates as for numbers; a text field keeps all of its own.
-  if (text && typeof raw === 'string' && field.type !== 'string' && field.type !== 'text') raw = raw.trim();
+  if (text && typeof raw === 'string' && !holdsText(field.type)) raw = raw.trim();
   switch (field.type) {
     case 'string':
     case 'text': {
