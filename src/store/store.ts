@@ -205,6 +205,11 @@ export function modelFileChanged(model: Model): boolean {
   return model.fileKey !== undefined && statFresh(model.file)?.key !== model.fileKey;
 }
 
+/** Throws model-changed when `model`'s file changed since it was read: before a step that would change the store for it (a migration, a preparation). */
+export function assertModelCurrent(model: Model): void {
+  if (modelFileChanged(model)) throw modelChanged(model.name);
+}
+
 /**
  * The 507 of a write the store has no room for (SQLite's file system is full): nothing of it is
  * stored, and sending it again helps only once there is room. `cause` is kept for the server's log.

@@ -4,7 +4,7 @@ import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb';
 import { MONGODB_MAX_INDEXES } from '../../model/load.ts';
 import { INDEX_PARTS, isDateType, type FieldType, type Filter, type Member, type MemberData, type Model, type Query } from '../../model/types.ts';
 import { readsBackAs } from '../../model/values.ts';
-import { DEFAULT_STORE_TIME_MS, jsonTexts, modelChanged, modelFileChanged, modelSignature, nextUpdated, type ReadOptions, type Store, type WriteResult } from '../store.ts';
+import { assertModelCurrent, DEFAULT_STORE_TIME_MS, jsonTexts, modelChanged, modelFileChanged, modelSignature, nextUpdated, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { acquireClient, clientOptions, databaseName } from './connection.ts';
 import { redact } from '../redact.ts';
 import { fieldKey, otherTypes, partKey, partText, replacement, retyped, storedParts, toDocument, toMember, typeOfValue, writtenMember } from './documents.ts';
@@ -331,12 +331,8 @@ class MongoStore implements Store {
     const counter = await this.#counters.findOne({ _id: { $eq: model.name } }, { projection: { types: 1, canonicalDates: 1 } }).catch((e: unknown) => {
       throw storeError(e);
     });
-    // As #retype reads them: a date type recorded by an svc that kept dates' text as it was is a string's.
-    const recorded = (key: string) => {
-      const type = counter?.types?.[key];
-      return type !== undefined && counter?.canonicalDates !== true && isDateType(type) ? 'string' : type;
-    };
-    return new Set(fields.filter((f) => !sameValues(recorded(fieldKey(model, f.name)), f.type)).map((f) => f.name));
+    const recorded = recordedTypes(counter);
+    return new Set(fields.filter((f) => !sameValues(recorded[fieldKey(model, f.name)], f.type)).map((f) => f.name));
   }
 
   /** `write`, counted among the writes of collection `name` under way until it is answered. */
@@ -451,10 +447,7 @@ class MongoStore implements Store {
    */
   async #retype(model: Model, c: Collection<Stored>, current: () => void): Promise<Record<string, FieldType>> {
     const counter = await this.#counters.findOne({ _id: { $eq: model.name } }, { projection: { types: 1, canonicalDates: 1 } });
-    // Recorded by an svc that kept a date field's text as it was: it holds strings, as that svc served them.
-    const recorded = Object.fromEntries(
-      Object.entries(counter?.types ?? {}).map(([k, type]) => [k, counter?.canonicalDates !== true && isDateType(type) ? 'string' : type] as const),
-    );
+    const recorded = recordedTypes(counter);
     const retyping = model.declared.map((f) => [fieldKey(model, f.name), f.type] as const).filter(([key, type]) => recorded[key] !== undefined && recorded[key] !== type).map(([key]) => key);
     if (retyping.length > 0) {
       current();
@@ -559,7 +552,7 @@ class MongoStore implements Store {
       // Prepared for it, the collection would go back: values rewritten in the old types (a
       // date-time made a date again loses its time), the old types recorded for the next process,
       // the newer model's indexes dropped; and the newer model prepared again by the next request.
-      if (modelFileChanged(model)) throw modelChanged(model.name);
+      assertModelCurrent(model);
       entry = this.#prepare(model, signature, entry);
       this.#collections.set(model.name, entry);
     }
@@ -586,9 +579,7 @@ class MongoStore implements Store {
     const unindexed = model.declared.filter((f) => f.index === false).map((f) => fieldKey(model, f.name));
     const compound = compoundIndexes(model);
     const specs: IndexSpec[] = [...keys.map((k): IndexSpec => ({ name: fieldIndexName(k), key: { [k]: 1, _id: 1 } })), NEWEST_FIRST, ...compound];
-    const current = (): void => {
-      if (modelFileChanged(model)) throw modelChanged(model.name);
-    };
+    const current = (): void => assertModelCurrent(model);
     const ready = Promise.all([
       previous?.ready.then(
         () => undefined,
@@ -751,6 +742,15 @@ function changedFields(model: Model, now: Prepared): { retyped: ReadonlySet<stri
     else if (now.model.declared.some((d) => d.name === f.name) && storedParts(model).some((p) => p.field === f.name && !kept.has(p.key))) reparted.add(f.name);
   }
   return { retyped, reparted };
+}
+
+/**
+ * The types svc.counters records for a collection's fields, by document key, as its values hold
+ * them: a date type recorded by an svc that kept a date field's text as it was is a string's, as
+ * that svc served them.
+ */
+function recordedTypes(counter: Pick<CounterDocument, 'types' | 'canonicalDates'> | null): Record<string, FieldType> {
+  return Object.fromEntries(Object.entries(counter?.types ?? {}).map(([k, type]) => [k, counter?.canonicalDates !== true && isDateType(type) ? 'string' : type]));
 }
 
 /** The `maxTimeMS` of a read: whole milliseconds, at least 1 (0 would mean no limit). */

@@ -4,7 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { DatabaseSync } from 'node:sqlite';
 import { SvcError } from '../../errors.ts';
-import { modelChanged, modelFileChanged } from '../store.ts';
+import { assertModelCurrent } from '../store.ts';
 import { openDatabase, retryWhileBusy } from './database.ts';
 import { lockedTransaction } from './group-commit.ts';
 import { MIGRATOR_NICE, type MigrateError, type MigrateReply, type MigrateRequest } from './migrator.ts';
@@ -35,7 +35,7 @@ async function run({ id, path, model }: MigrateRequest): Promise<MigrateReply> {
         // the table would undo that change (a date-time made a date again loses its time), and the
         // newer model's description of it would be wrong for its requests. Checked under the lock:
         // a migration to a newer file takes it after this one.
-        if (modelFileChanged(model)) throw modelChanged(model.name);
+        assertModelCurrent(model);
         return migrate(connection, statements, model);
       });
       return { id, collection };

@@ -2,7 +2,7 @@
 
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
-import { DEFAULT_STORE_TIME_MS, modelChanged, modelFileChanged, modelSignature, PAGE_WITH_TOTAL, storeTimeLimit, type ReadOptions, type Store, type WriteResult } from '../store.ts';
+import { assertModelCurrent, DEFAULT_STORE_TIME_MS, modelChanged, modelFileChanged, modelSignature, PAGE_WITH_TOTAL, storeTimeLimit, type ReadOptions, type Store, type WriteResult } from '../store.ts';
 import { openDatabase, openReader, retryWhileBusy, sqlitePath } from './database.ts';
 import { Allowance, Deadline, isTimeUp } from './deadline.ts';
 import { readers } from './readers.ts';
@@ -614,7 +614,7 @@ class SqliteStore implements Store {
     if (asIs !== undefined) {
       // As a migration would (migrator-thread.ts): a request whose model file changed since it was
       // read is told so, whatever the table holds.
-      if (modelFileChanged(model)) throw modelChanged(model.name);
+      assertModelCurrent(model);
       return asIs;
     }
     // The migration holds the file's write lock: this store's writes wait for its end here
@@ -644,7 +644,7 @@ class SqliteStore implements Store {
       this.#writes.commit();
       resolve(
         transaction(this.#db, () => {
-          if (modelFileChanged(model)) throw modelChanged(model.name);
+          assertModelCurrent(model);
           return migrate(this.#db, this.#statements, model);
         }),
       );
