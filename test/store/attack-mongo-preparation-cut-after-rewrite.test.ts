@@ -20,12 +20,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import t, { type Test } from 'tap';
-import { SvcError } from '../../src/errors.ts';
 import { ModelRegistry } from '../../src/model/registry.ts';
 import type { Model } from '../../src/model/types.ts';
 import { openStore } from '../../src/store/open.ts';
 import { startMongoWireServer, type MongoWireServer } from '../mongo-wire/server.ts';
 import { collect, filter, ids, query } from './conformance.ts';
+import { untilServed } from './wire-store.ts';
 
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
 
@@ -45,16 +45,6 @@ function app(dir: string): { write(type: string): void; model(): Promise<Model> 
   };
 }
 
-/** Runs `op` until the store serves it: each attempt ends within BOUND_MS, so this waits on the driver, not on a clock. */
-async function untilServed<T>(op: () => Promise<T>, attempts = 40): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await op();
-    } catch (e) {
-      if (i >= attempts || !(e instanceof SvcError && e.code === 'store-unavailable')) throw e;
-    }
-  }
-}
 
 async function scenario(t: Test, name: string, cut: (wire: MongoWireServer, files: ReturnType<typeof app>) => Promise<void>, expected: string): Promise<void> {
   const wire = await startMongoWireServer();

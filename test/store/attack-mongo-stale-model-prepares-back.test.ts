@@ -24,10 +24,9 @@ import t, { type Test } from 'tap';
 import { ModelRegistry } from '../../src/model/registry.ts';
 import type { Model } from '../../src/model/types.ts';
 import { COUNTERS } from '../../src/store/mongodb/mongodb-store.ts';
-import { openStore } from '../../src/store/open.ts';
-import type { Store } from '../../src/store/store.ts';
-import { startMongoWireServer, type MongoWireServer } from '../mongo-wire/server.ts';
+import type { MongoWireServer } from '../mongo-wire/server.ts';
 import { collect, filter, query } from './conformance.ts';
+import { wireStore } from './wire-store.ts';
 
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
 
@@ -49,22 +48,14 @@ const fields = (types: Record<string, string>) => ({ fields: Object.fromEntries(
 
 /** The wire server, a store on it (database `svc_<name>`), and what the database holds. */
 async function setup(t: Test, name: string) {
-  const wire = await startMongoWireServer();
-  t.teardown(() => wire.stop());
-  const store = await openStore(wire.uri, name);
-  t.teardown(() => store.close());
+  const { wire, store, other } = await wireStore(t, name);
   const admin = new MongoClient(wire.uri);
   t.teardown(() => admin.close());
   const db = admin.db(`svc_${name}`);
   return {
     wire,
     store,
-    /** Another process on the same database: a client of its own. */
-    other: async (): Promise<Store> => {
-      const other = await openStore(`${wire.uri}?appName=other`, name);
-      t.teardown(() => other.close());
-      return other;
-    },
+    other,
     docs: () => wire.documents(`svc_${name}`, 'x').map((d) => [d._id, d.at, d.updated]),
     types: async () => (await db.collection(COUNTERS).findOne({ _id: 'x' as never }))?.types,
     indexes: async () => (await db.collection('x').listIndexes().toArray()).map((i) => String(i.name)).sort(),

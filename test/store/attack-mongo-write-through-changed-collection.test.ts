@@ -20,10 +20,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { ModelRegistry } from '../../src/model/registry.ts';
 import type { Model } from '../../src/model/types.ts';
-import { openStore } from '../../src/store/open.ts';
-import type { Store } from '../../src/store/store.ts';
-import { startMongoWireServer } from '../mongo-wire/server.ts';
 import { collect, filter, ids, query } from './conformance.ts';
+import { wireStore } from './wire-store.ts';
 
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
 
@@ -43,19 +41,11 @@ function app(dir: string): { write(types: Record<string, string>, indexes?: stri
 }
 
 async function setup(t: Test, name: string) {
-  const wire = await startMongoWireServer();
-  t.teardown(() => wire.stop());
-  const store = await openStore(wire.uri, name);
-  t.teardown(() => store.close());
+  const { wire, store, other } = await wireStore(t, name);
   return {
     wire,
     store,
-    /** Another process on the same database: a client of its own. */
-    other: async (): Promise<Store> => {
-      const other = await openStore(`${wire.uri}?appName=other`, name);
-      t.teardown(() => other.close());
-      return other;
-    },
+    other,
     stored: () => wire.documents(`svc_${name}`, 'x').map((d) => d.n),
   };
 }

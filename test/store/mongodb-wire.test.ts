@@ -9,6 +9,7 @@ import { makeModel } from '../fixtures/models.ts';
 import { appServer } from '../helpers/server.ts';
 import { startMongoWireServer } from '../mongo-wire/server.ts';
 import { collect, query } from './conformance.ts';
+import { untilServed } from './wire-store.ts';
 import { runMongoSuite } from './mongodb-suite.ts';
 
 const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).toISOString();
@@ -16,16 +17,6 @@ const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, n)).
 /** How long an operation may wait for a server here, ms (README "MongoDB": `serverSelectionTimeoutMS`). */
 const BOUND_MS = 500;
 
-/** Runs `op` until it succeeds: each attempt ends within the bound, so this waits on the driver, not on a clock. */
-async function untilServed<T>(op: () => Promise<T>, attempts = 40): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await op();
-    } catch (e) {
-      if (i >= attempts || !(e instanceof SvcError && e.code === 'store-unavailable')) throw e;
-    }
-  }
-}
 
 t.test('the MongoDB suite on the wire test server', async (t) => {
   const wire = await startMongoWireServer();
