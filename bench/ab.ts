@@ -10,7 +10,8 @@
 // AB_ALSO=<path> (e.g. 'POST /resources/employees'), a second load of AB_ALSO_CONNECTIONS
 // connections (default 1) runs beside each measured one on the same server: a mixed workload.
 // Its rate is printed too; CPU per request is then the server's CPU over both loads' requests.
-// With AB_B_ENV='{"NAME":"value"}' (JSON), server B's environment has those too.
+// With AB_B_ENV='{"NAME":"value"}' (JSON), server B's environment has those too. AB_CONNECTIONS=<n>
+// loads with n connections instead of 32 (1: the latency one request sees with no queue).
 //
 //   node bench/ab.ts '/resources/employees/5' 5 3 svc '' '--max-semi-space-size=16'
 //   AB_B_CHECKOUT=/tmp/base node bench/ab.ts '/resources/employees/5' 5 3 svc '' ''
@@ -34,6 +35,7 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-ab-'));
 const log = (line: string) => console.error(`ab: ${line}`);
 const seeds = new Seeds(dir, dir);
 const split = (flags: string) => flags.split(' ').filter(Boolean);
+const connections = Number(process.env.AB_CONNECTIONS ?? 32);
 const envB = JSON.parse(process.env.AB_B_ENV ?? '{}') as Record<string, string>;
 const withEnvB = <T extends { readonly env?: Readonly<Record<string, string>> }>(s: T): T => ({ ...s, env: { ...s.env, ...envB } });
 const servers = [
@@ -49,7 +51,7 @@ const cpuRatios: number[] = [];
 const userRatios: number[] = [];
 try {
   for (const s of servers) {
-    await runLoad(s.url, scenario, { seconds: 1, connections: 32 });
+    await runLoad(s.url, scenario, { seconds: 1, connections });
   }
   for (let r = 0; r < Number(rounds); r++) {
     const rates: number[] = [];
@@ -62,7 +64,7 @@ try {
       const cpu = cpuOf(servers[i]!.pid);
       const user = cpuOf(servers[i]!.pid, 'user');
       const side = also && runLoad(servers[i]!.url, also, { seconds: Number(seconds), connections: alsoConnections });
-      const m = await runLoad(servers[i]!.url, scenario, { seconds: Number(seconds), connections: 32 });
+      const m = await runLoad(servers[i]!.url, scenario, { seconds: Number(seconds), connections });
       const sideM = side ? await side : undefined;
       rates[i] = m.rps;
       cpus[i] = ((cpuOf(servers[i]!.pid) - cpu) * 1e6) / (m.requests + (sideM?.requests ?? 0));
