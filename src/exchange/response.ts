@@ -31,4 +31,10 @@ export interface ResponseSink {
   abort(): void;
   /** The client went away before its request was read whole: there is no one to answer. */
   readonly clientGone: boolean;
+  /**
+   * Whether this request's work waits for the end of its turn of the event loop, to go out with the
+   * rest of the turn's (the response itself, its run in an isolate): the server says so while a few
+   * connections are open, when a burst can form; a lone request's work would only wait.
+   */
+  readonly batched: boolean;
 }

@@ -42,18 +42,18 @@ export class HttpResponse implements ResponseSink {
   readonly #stallMs: number;
 
   /**
-   * Whether end() leaves the body for the end of the turn (sendEnded), with the others ended in it.
-   * The server says so when a few connections are open (server.ts BATCH_CONNECTIONS): a burst can
-   * form only then, and a lone connection's response would only wait (0.9 times the rate).
+   * See ResponseSink. end() then leaves the body for the end of the turn (sendEnded), with the
+   * others ended in it. The server says so when a few connections are open (server.ts
+   * BATCH_CONNECTIONS): a lone connection's response would only wait.
    */
-  readonly #batched: boolean;
+  readonly batched: boolean;
 
   constructor(req: IncomingMessage, res: ServerResponse, stallMs: number, batched = false) {
     this.#req = req;
     this.#res = res;
     this.#head = req.method === 'HEAD';
     this.#stallMs = stallMs;
-    this.#batched = batched;
+    this.batched = batched;
   }
 
   get clientGone(): boolean {
@@ -164,7 +164,7 @@ export class HttpResponse implements ResponseSink {
       else this.#res.end();
       this.#cutIfStalled();
     };
-    if (!this.#batched) return this.send();
+    if (!this.batched) return this.send();
     if (ended.push(this) === 1) setImmediate(sendEnded);
   }
 

@@ -62,9 +62,10 @@ export interface SvcServer {
 
 /**
  * Open connections from which whole responses are sent in bursts, at the end of each turn of the
- * event loop (HttpResponse `batched`). Retrieves on 32 connections: 1.30-1.42 times the rate; on 8:
- * 1.16; on 4: 1.08; on 3: 1.03; on 2: 0.95 (`AB_CONNECTIONS=<n> node bench/ab.ts`, against a
- * checkout without it); a lone connection's response would only wait.
+ * event loop (HttpResponse `batched`). Retrieves by id, batched against not: on 32 connections 1.42
+ * times the rate, on 8 1.16, on 4 1.08, on 3 1.07; on 2 0.96 and on one 0.95, where a response only
+ * waits (`AB_CONNECTIONS=<n> node bench/ab.ts`, each beside an A/A run of the same command, which
+ * read 0.99-1.03: this machine favours one side by a few percent).
  */
 const BATCH_CONNECTIONS = 3;
 

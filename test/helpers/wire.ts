@@ -1,6 +1,6 @@
 // Raw HTTP/1.1 exchanges for pipelining tests: several requests written at once, the responses split by their framing.
 
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 /** Writes `parts` (one write each, `gapMs` apart) and collects bytes until the server closes or `idleMs` pass without data. */
 export function exchange(port: number, parts: (string | Buffer)[], opts: { idleMs?: number; gapMs?: number; endAfter?: boolean } = {}): Promise<{ text: string; closed: boolean }> {
@@ -84,3 +84,22 @@ export function responses(text: string): { status: number; head: string; body: s
 }
 
 export const hdr = (head: string, name: string) => new RegExp(`\\r\\n${name}: *([^\\r]*)`, 'i').exec(head)?.[1];
+
+/**
+ * A connection that has had one request answered (so the server holds it open), left idle: the
+ * server sends whole responses in bursts while three or more connections are open (server.ts
+ * BATCH_CONNECTIONS), so tests of that open a few. Destroy it when done.
+ */
+export function idleConnection(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.setEncoding('latin1');
+    let text = '';
+    socket.on('error', reject);
+    socket.on('data', (d) => {
+      text += d;
+      if (responses(text)[0]?.complete) resolve(socket);
+    });
+    socket.on('connect', () => socket.write('GET /resources/types HTTP/1.1\r\nHost: localhost\r\n\r\n'));
+  });
+}

@@ -3,31 +3,14 @@
 // whole and in its connection's order, the framing of HEAD, 204 and problems, and a response ended
 // just before the connection is cut still sent.
 
-import { connect, type Socket } from 'node:net';
 import t from 'tap';
 import { notesServer } from '../helpers/server.ts';
-import { exchange, hdr, responses } from '../helpers/wire.ts';
+import { exchange, hdr, idleConnection, responses } from '../helpers/wire.ts';
 
 const server = await notesServer(t);
 
-/** A connection that has had one request answered (so the server holds it open), kept idle. */
-function idleConnection(): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(server.port, '127.0.0.1');
-    socket.setEncoding('latin1');
-    let text = '';
-    socket.on('error', reject);
-    socket.on('data', (d) => {
-      text += d;
-      const [res] = responses(text);
-      if (res?.complete) resolve(socket);
-    });
-    socket.on('connect', () => socket.write('GET /resources/notes HTTP/1.1\r\nHost: localhost\r\n\r\n'));
-  });
-}
-
 // Three connections besides each test's own: the server batches from three open connections on.
-const idle = await Promise.all([idleConnection(), idleConnection(), idleConnection()]);
+const idle = await Promise.all([0, 1, 2].map(() => idleConnection(server.port)));
 t.teardown(() => {
   for (const s of idle) s.destroy();
 });
