@@ -16,7 +16,8 @@ const KEPT_BY_PROBLEMS = ['connection', 'x-request-id', 'access-control-allow-or
  */
 const ended: HttpResponse[] = [];
 
-function sendEnded(): void {
+/** Sends every response ended and not yet sent, now (at the end of a turn, or when the server stops). */
+export function sendEnded(): void {
   // One at a time: a send may end another response (a pipelined one), which joins this batch.
   for (let r = ended.shift(); r !== undefined; r = ended.shift()) r.send();
 }

@@ -23,7 +23,7 @@ import { openApiJson, type OpenApiCollection } from '../routing/openapi.ts';
 import { ALL_METHODS, route, type OpsEndpoint } from '../routing/route.ts';
 import { contentCodings, contentTypeOf, readBody, UTF8_CHARSETS, utf8Text } from './body.ts';
 import type { Metrics } from './metrics.ts';
-import { HttpResponse, sendConnectionProblem } from './response.ts';
+import { HttpResponse, sendEnded, sendConnectionProblem } from './response.ts';
 
 export interface ServerOptions {
   /**
@@ -640,6 +640,9 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
     server,
     async shutdown(graceMs = 10_000, graceOver?: () => void) {
       closing = true;
+      // Responses ended in this turn go out now: each is then no longer in progress, as before the
+      // stop (their connections close as idle ones once they are finished).
+      sendEnded();
       // The connections of the requests in flight close once they are answered: their answers say
       // so, as those of requests that begin from now on do (a client told keep-alive would send
       // its next request on a connection about to close).
