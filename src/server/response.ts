@@ -182,7 +182,15 @@ export class HttpResponse implements ResponseSink {
    * the bytes (or the connection) for ever.
    */
   #cutIfStalled(): void {
-    const socket = this.#res.socket;
+    const res = this.#res;
+    if (!res.socket && !res.destroyed) {
+      // Queued behind an earlier response on the connection (pipelined; batched, two ended in one
+      // turn go out together, the later still queued): its bytes go out when it has the socket,
+      // which node:http announces just before writing them. The clock starts then, as #drained's.
+      res.once('socket', () => process.nextTick(() => this.#cutIfStalled()));
+      return;
+    }
+    const socket = res.socket;
     if (!socket || socket.destroyed || (this.#res.writableLength === 0 && socket.writableLength === 0)) return;
     // The socket's own buffer: the response counts as finished once its bytes are queued there.
     const stalled = setTimeout(() => socket.destroy(), this.#stallMs);
