@@ -659,7 +659,10 @@ export function createSvcServer(opts: ServerOptions): SvcServer {
         graceOver?.();
       }, graceMs);
       await drained;
-      // Keep-alive connections that finished their last request close now.
+      // Keep-alive connections that finished their last request close now: the last response,
+      // ended in this turn, goes out first (node:http counts a connection idle once its response
+      // is ended, and one still batched is not: its connection was left open, keep-alive).
+      sendEnded();
       server.closeIdleConnections();
       await closed;
       clearTimeout(timer);
