@@ -239,7 +239,13 @@ export class Slot {
       busy.add(this);
       if (busy.size === 1) for (const fn of firstBusyListeners) fn();
     }
-    const ran = this.#handOver(() => this.api.run.apply(undefined, [id, requestJson, call.token]), call.ex.res.batched);
+    this.#unsubmitted.set(call, false);
+    const ran = this.#handOver(() => {
+      const begin = this.#unsubmitted.get(call);
+      this.#unsubmitted.delete(call);
+      if (begin) this.#begin(call);
+      return this.api.run.apply(undefined, [id, requestJson, call.token]);
+    }, call.ex.res.batched);
     if (this.#queued.push(call) === 1) this.#begin(call);
     return new Promise((resolve, reject) => {
       this.#abandon.add(reject);
@@ -283,6 +289,9 @@ export class Slot {
     });
   }
 
+  /** Runs submitted and not yet handed to the thread (#handOver), each with whether it begins when it is. */
+  readonly #unsubmitted = new Map<Call, boolean>();
+
   /** What #handOver holds until the end of the turn. */
   #toHandOver: (() => void)[] = [];
 
@@ -294,6 +303,9 @@ export class Slot {
 
   /** `call` runs in the isolate from now on (it was first in line): its CPU and wall time count. */
   #begin(call: Call): void {
+    // Not handed to the thread yet (#handOver): it begins then. Until then it has not started, and
+    // if the isolate goes away meanwhile it never ran (dispatch.ts retries it on another).
+    if (this.#unsubmitted.has(call)) return void this.#unsubmitted.set(call, true);
     // A disposed isolate runs nothing more: the run that came back was ended by the disposal
     // (V8's memory limit disposes it without the host), and the next in line never ran.
     if (this.isolate.isDisposed) return;
