@@ -83,6 +83,8 @@ export interface Call {
   finished?: Outcome;
   /** It is first in its isolate's queue, so it runs, or ran (it may have waited behind other requests). */
   started: boolean;
+  /** Its run was handed to its isolate's thread (isolate-pool.ts `#handOver`): it can start only then. */
+  handedOver?: boolean;
   /** Set when the host has answered (or given up on) this request: later calls are refused. */
   closed: boolean;
   /** Milliseconds spent in host calls, and the start of the one under way (wall-limit accounting). */

@@ -21,6 +21,7 @@ import type { Artifact } from './compile.ts';
 import type { Limits } from '../exchange/limits.ts';
 import { Watchdog } from './watchdog.ts';
 import { freedMemory } from '../malloc-trim.ts';
+import { TurnBatch } from '../turn.ts';
 
 export type Fault = 'cpu' | 'wall' | 'request' | 'memory' | 'process-memory' | 'closed' | 'catastrophic';
 
@@ -239,11 +240,9 @@ export class Slot {
       busy.add(this);
       if (busy.size === 1) for (const fn of firstBusyListeners) fn();
     }
-    this.#unsubmitted.set(call, false);
     const ran = this.#handOver(() => {
-      const begin = this.#unsubmitted.get(call);
-      this.#unsubmitted.delete(call);
-      if (begin) this.#begin(call);
+      call.handedOver = true;
+      if (this.#queued[0] === call) this.#begin(call);
       return this.api.run.apply(undefined, [id, requestJson, call.token]);
     }, call.ex.res.batched);
     if (this.#queued.push(call) === 1) this.#begin(call);
@@ -275,37 +274,28 @@ export class Slot {
    * request's response is `batched`: a burst can form), it goes at once when nothing waits before it.
    */
   #handOver<T>(submit: () => Promise<T>, defer = true): Promise<T> {
-    if (!defer && this.#toHandOver.length === 0) return submit();
-    return new Promise<T>((resolve, reject) => {
-      const handOver = () => {
+    if (!defer && !this.#handOvers.pending) return submit();
+    return new Promise<T>((resolve, reject) =>
+      this.#handOvers.add(() => {
         try {
           resolve(submit());
         } catch (err) {
           // An isolate disposed meanwhile may refuse the submission at once: it fails as a run does.
           reject(err);
         }
-      };
-      if (this.#toHandOver.push(handOver) === 1) setImmediate(this.#handOverAll);
-    });
+      }),
+    );
   }
 
-  /** Runs submitted and not yet handed to the thread (#handOver), each with whether it begins when it is. */
-  readonly #unsubmitted = new Map<Call, boolean>();
-
   /** What #handOver holds until the end of the turn. */
-  #toHandOver: (() => void)[] = [];
-
-  #handOverAll = (): void => {
-    const all = this.#toHandOver;
-    this.#toHandOver = [];
-    for (const handOver of all) handOver();
-  };
+  readonly #handOvers = new TurnBatch();
 
   /** `call` runs in the isolate from now on (it was first in line): its CPU and wall time count. */
   #begin(call: Call): void {
-    // Not handed to the thread yet (#handOver): it begins then. Until then it has not started, and
-    // if the isolate goes away meanwhile it never ran (dispatch.ts retries it on another).
-    if (this.#unsubmitted.has(call)) return void this.#unsubmitted.set(call, true);
+    // Not handed to the thread yet (#handOver): it begins then, if still first in line. Until then
+    // it has not started, and if the isolate goes away meanwhile it never ran (dispatch.ts retries
+    // it on another).
+    if (!call.handedOver) return;
     // A disposed isolate runs nothing more: the run that came back was ended by the disposal
     // (V8's memory limit disposes it without the host), and the next in line never ran.
     if (this.isolate.isDisposed) return;

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { problemBody, reasonPhrase, type Problem } from '../errors.ts';
 import type { ResponseSink } from '../exchange/response.ts';
+import { TurnBatch } from '../turn.ts';
 
 /** Headers a problem keeps from what was prepared before it: the connection decision and the request id. */
 const KEPT_BY_PROBLEMS = ['connection', 'x-request-id', 'access-control-allow-origin', 'access-control-expose-headers', 'vary'];
@@ -14,12 +15,11 @@ const KEPT_BY_PROBLEMS = ['connection', 'x-request-id', 'access-control-allow-or
  * many connections), and a wake-up is dear (on a VM, an interrupt to another CPU): a burst of
  * responses costs the server about one, where one at a time cost one each. See `batched`.
  */
-const ended: HttpResponse[] = [];
+const ended = new TurnBatch();
 
 /** Sends every response ended and not yet sent, now (at the end of a turn, or when the server stops). */
 export function sendEnded(): void {
-  // One at a time: a send may end another response (a pipelined one), which joins this batch.
-  for (let r = ended.shift(); r !== undefined; r = ended.shift()) r.send();
+  ended.run();
 }
 
 export class HttpResponse implements ResponseSink {
@@ -165,8 +165,8 @@ export class HttpResponse implements ResponseSink {
       else this.#res.end();
       this.#cutIfStalled();
     };
-    if (!this.batched) return this.send();
-    if (ended.push(this) === 1) setImmediate(sendEnded);
+    if (this.batched) ended.add(() => this.send());
+    else this.send();
   }
 
   /** Hands what end() left unsent to the socket now (a connection about to be cut must not lose it). */
