@@ -11,6 +11,7 @@ import { resolveLimits, type Limits } from '../../src/exchange/limits.ts';
 import { logSink, type LogSink } from '../../src/exchange/log.ts';
 import type { RuntimeFactory } from '../../src/exchange/runtime.ts';
 import { start, type Running } from '../../src/main.ts';
+import type { MemberData } from '../../src/model/types.ts';
 import { EVENTS, handlerName } from '../../src/routing/events.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -181,6 +182,18 @@ export function eachHandlerForm(t: Pick<Test, 'test'>, suite: (t: Test, delegate
   // On another store (SVC_TEST_STORE) the store is what is tested: the one-line form is enough.
   const forms = process.env.SVC_TEST_STORE ? HANDLER_FORMS.slice(0, 1) : HANDLER_FORMS;
   for (const form of forms) t.test(form.name, (t) => suite(t, form.code));
+}
+
+/**
+ * `count` members of `collection` written straight through the store of the server's app (not
+ * over HTTP: a seed of thousands in a fraction of a second), member i holding `data(i)` and
+ * `updated` i ms after 2024-01-01, so that they list in that order.
+ */
+export async function seedMembers(server: Running, collection: string, count: number, data: (i: number) => MemberData): Promise<void> {
+  const app = (await server.apps.resolve('localhost'))!;
+  const model = app.models.get(collection)!;
+  await app.store.ensure(model);
+  await Promise.all(Array.from({ length: count }, (_, i) => app.store.insert(model, data(i), new Date(Date.UTC(2024, 0, 1) + i).toISOString())));
 }
 
 /**

@@ -3,16 +3,12 @@
 
 import t from 'tap';
 import { connect } from 'node:net';
-import { notesServer } from '../helpers/server.ts';
+import { notesServer, seedMembers } from '../helpers/server.ts';
 
 const server = await notesServer(t, 'text', { limits: { requestTimeoutMs: 400 } });
 
 t.test('a stalled reader is disconnected and the server keeps serving', async (t) => {
-  const a = (await server.apps.resolve('localhost'))!;
-  const model = a.models.get('notes')!;
-  await a.store.ensure(model);
-  const text = 'x'.repeat(2000);
-  await Promise.all(Array.from({ length: 4000 }, (_, i) => a.store.insert(model, { text }, new Date(Date.UTC(2024, 0, 1) + i).toISOString())));
+  await seedMembers(server, 'notes', 4000, () => ({ text: 'x'.repeat(2000) }));
 
   // The server's side of the exchange: the response closes, finished or cut.
   const cut = new Promise<boolean>((resolve) => {

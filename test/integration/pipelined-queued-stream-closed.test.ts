@@ -7,7 +7,7 @@
 
 import t from 'tap';
 import { connect } from 'node:net';
-import { notesServer } from '../helpers/server.ts';
+import { notesServer, seedMembers } from '../helpers/server.ts';
 
 const server = await notesServer(t, 'text', { limits: { requestTimeoutMs: 500 } });
 
@@ -26,11 +26,7 @@ function readALittleAndClose(): Promise<void> {
 }
 
 t.test('a client that closes with a streamed list queued leaves no request in progress', async (t) => {
-  const a = (await server.apps.resolve('localhost'))!;
-  const model = a.models.get('notes')!;
-  await a.store.ensure(model);
-  const text = 'x'.repeat(2000);
-  await Promise.all(Array.from({ length: 2000 }, (_, i) => a.store.insert(model, { text }, new Date(Date.UTC(2024, 0, 1) + i).toISOString())));
+  await seedMembers(server, 'notes', 2000, () => ({ text: 'x'.repeat(2000) }));
   await readALittleAndClose();
   // Shutdown waits for every request in progress: it ends once the closed connection's two have.
   // The bound is for a failure to show as one, not a measure: it holds on a machine busy elsewhere.

@@ -8,7 +8,7 @@
 
 import { connect } from 'node:net';
 import t from 'tap';
-import { notesServer } from '../helpers/server.ts';
+import { notesServer, seedMembers } from '../helpers/server.ts';
 import { idleConnection, responses } from '../helpers/wire.ts';
 
 const server = await notesServer(t, 'text');
@@ -16,11 +16,7 @@ const server = await notesServer(t, 'text');
 server.svc.server.keepAliveTimeout = 120_000;
 
 t.test('a streamed response committed before the stop: its connection closes when it is finished', async (t) => {
-  const a = (await server.apps.resolve('localhost'))!;
-  const model = a.models.get('notes')!;
-  await a.store.ensure(model);
-  const text = 'x'.repeat(2000);
-  await Promise.all(Array.from({ length: 8000 }, (_, i) => a.store.insert(model, { text }, new Date(Date.UTC(2024, 0, 1) + i).toISOString())));
+  await seedMembers(server, 'notes', 8000, () => ({ text: 'x'.repeat(2000) }));
 
   // Three connections besides the list's: the server batches from three open connections on.
   const idle = await Promise.all([0, 1, 2].map(() => idleConnection(server.port)));

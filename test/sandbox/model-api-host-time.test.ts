@@ -3,6 +3,7 @@
 
 import t from 'tap';
 import { body, sandboxServer } from './harness.ts';
+import { seedMembers } from '../helpers/server.ts';
 
 const loop = `export function onList() {
   const people = svc.collection('people');
@@ -22,10 +23,7 @@ t.test('model-API calls stop once a request used its store time', async (t) => {
     { limits: { modelLimitMs: 250, cpuLimitMs: 5000 } },
   );
   t.teardown(() => s.close());
-  const a = (await s.server.apps.resolve('localhost'))!;
-  const model = a.models.get('people')!;
-  await a.store.ensure(model);
-  await Promise.all(Array.from({ length: 2000 }, (_, i) => a.store.insert(model, { name: `person ${i} `.padEnd(400, 'x') }, new Date(Date.UTC(2024, 0, 1) + i).toISOString())));
+  await seedMembers(s.server, 'people', 2000, (i) => ({ name: `person ${i} `.padEnd(400, 'x') }));
 
   const started = Date.now();
   const res = await fetch(s.at('/resources/people'));
