@@ -11,7 +11,7 @@ import type { RuntimeFactory } from '../exchange/runtime.ts';
 import { SvcError } from '../errors.ts';
 import { statNow } from '../model/file-stat.ts';
 import { freedMemory } from '../malloc-trim.ts';
-import { isVolatile, openStore } from '../store/open.ts';
+import { isVolatile, openStore, pageCacheMiB } from '../store/open.ts';
 import { storeUnavailable, type Store } from '../store/store.ts';
 import { App } from './app.ts';
 
@@ -98,7 +98,7 @@ export class Apps extends EventEmitter<AppsEvents> {
     const kept = store !== undefined;
     try {
       // With --wait-for-store the store connects on first use; /readyz says when it can answer.
-      store ??= await openStore(storeUri, name, { lazy: this.#config.waitForStore });
+      store ??= await openStore(storeUri, name, { lazy: this.#config.waitForStore, pageCacheMiB: pageCacheMiB(this.#config.maxRssMiB) });
     } catch (err) {
       // At start-up (single-app mode) the message is the one line the CLI prints; for a tenant's
       // first request it is a 503 that says to retry, with the cause in the log only.

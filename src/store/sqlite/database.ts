@@ -81,6 +81,50 @@ function configure(db: DatabaseSync, file: boolean): void {
   db.exec('PRAGMA trusted_schema = OFF');
 }
 
+/** SQLite's own page cache per connection (`cache_size` -2000): what a store keeps at least. */
+const MIN_PAGE_CACHE_KIB = 2000;
+/** The most one store keeps, however few are open. */
+const MAX_PAGE_CACHE_KIB = 64 * 1024;
+/** The budget at most, and by default (an eighth of the default --max-rss). */
+const MAX_PAGE_CACHE_BUDGET_MIB = 256;
+
+/** The stores' main connections that share the page cache budget, and that budget in KiB. */
+const sharing = new Set<DatabaseSync>();
+let budgetKiB = 0;
+
+/**
+ * Has `db`, a store's main connection to a file, keep up to its share of `budgetMiB` (at most
+ * MAX_PAGE_CACHE_BUDGET_MIB) of database pages in memory: the budget divided among the stores
+ * open (MIN_PAGE_CACHE_KIB to MAX_PAGE_CACHE_KIB each), every share made again as stores open and
+ * close. Returns what lets it go (before it closes). SQLite's default, 2 MB a connection, holds a quarter of the
+ * bench's 10,000 members (8 MB of table): most retrieves by id read their page from the file
+ * again (pread, 3.3% of the server's CPU under bench/perf.ts, 0 with the whole table kept). With
+ * it kept, a retrieve by id ran at 1.01-1.13 times the rate (1.03 over 12 rounds) at 0.88-0.99
+ * times the CPU in four runs of `AB_B_CHECKOUT=<checkout without it> node bench/ab.ts
+ * '/resources/employees/{id}' 12 3 svc '' ''`. In WAL mode a read after another connection's
+ * commit empties the cache (pager.c, pagerBeginReadTransaction): with creates beside the
+ * retrieves (AB_ALSO) both read 1.00. Memory is taken only for pages read. SQLite's own bound for
+ * the process, `PRAGMA soft_heap_limit`, bounded nothing here (a whole 10 MB file read with a limit
+ * of 4 MB grew the process as much as without one): hence a budget of svc's.
+ */
+export function sharePageCache(db: DatabaseSync, budgetMiB = MAX_PAGE_CACHE_BUDGET_MIB): () => void {
+  budgetKiB = Math.min(budgetMiB, MAX_PAGE_CACHE_BUDGET_MIB) * 1024;
+  sharing.add(db);
+  reshare();
+  return () => {
+    if (sharing.delete(db)) reshare();
+  };
+}
+
+function reshare(): void {
+  const each = Math.round(Math.min(MAX_PAGE_CACHE_KIB, Math.max(MIN_PAGE_CACHE_KIB, budgetKiB / Math.max(1, sharing.size))));
+  for (const db of sharing) {
+    // One closed without leaving would fail every store's opening from then on.
+    if (db.isOpen) db.exec(`PRAGMA cache_size = -${each}`);
+    else sharing.delete(db);
+  }
+}
+
 /**
  * The writer thread's connection to a database file (writer-thread.ts): as openDatabase's, with
  * no busy handler (its writes wait for another connection's lock on timers, GroupCommit) and its

@@ -3,7 +3,7 @@
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import type { Filter, Member, MemberData, Model, Query } from '../../model/types.ts';
 import { assertModelCurrent, DEFAULT_STORE_TIME_MS, modelChanged, modelFileChanged, modelSignature, PAGE_WITH_TOTAL, storeTimeLimit, type ReadOptions, type Store, type WriteResult } from '../store.ts';
-import { openDatabase, openReader, retryWhileBusy, sqlitePath } from './database.ts';
+import { openDatabase, openReader, retryWhileBusy, sharePageCache, sqlitePath } from './database.ts';
 import { Allowance, Deadline, isTimeUp } from './deadline.ts';
 import { readers } from './readers.ts';
 import { GroupCommit, lockedTransaction, transaction, type Writes } from './group-commit.ts';
@@ -53,13 +53,14 @@ const AHEAD_TEXT_BYTES = 16384;
  */
 const SMALL_TEXT_COLUMNS = ['id', 'updated', `CASE WHEN octet_length(${quoteIdent(TEXT_COLUMN)}) <= ${AHEAD_TEXT_BYTES} THEN ${quoteIdent(TEXT_COLUMN)} END`, quoteIdent(SHAPE_COLUMN)].join(', ');
 
-export async function openSqliteStore(uri: string, name: string): Promise<Store> {
+/** The store of app `name` at `uri`; its database pages kept in memory within its share of `pageCacheMiB` (sharePageCache). */
+export async function openSqliteStore(uri: string, name: string, pageCacheMiB?: number): Promise<Store> {
   const path = sqlitePath(uri, name);
   const deadline = new Deadline();
   const db = await retryWhileBusy(() => openDatabase(path, deadline));
   try {
     await prepareBookkeeping(db, path === ':memory:');
-    return new SqliteStore(db, deadline, path === ':memory:' ? undefined : path);
+    return new SqliteStore(db, deadline, path === ':memory:' ? undefined : path, pageCacheMiB);
   } catch (e) {
     db.close();
     throw e;
@@ -132,6 +133,8 @@ class SqliteStore implements Store {
    */
   readonly #path: string | undefined;
   readonly #statements: Statements;
+  /** Gives this store's share of the page cache budget back (undefined in memory). */
+  readonly #leavePageCache: (() => void) | undefined;
   /**
    * A file's writes run in the writer thread (the event loop never waits for a commit); those of
    * `sqlite::memory:`, whose database no other connection sees, run on the event loop.
@@ -149,7 +152,7 @@ class SqliteStore implements Store {
   readonly #migrating = new Map<string, Promise<Collection>>();
   #closed = false;
 
-  constructor(db: DatabaseSync, deadline: Deadline, path: string | undefined) {
+  constructor(db: DatabaseSync, deadline: Deadline, path: string | undefined, pageCacheMiB: number | undefined) {
     this.#db = db;
     this.#deadline = deadline;
     this.#path = path;
@@ -157,6 +160,8 @@ class SqliteStore implements Store {
     this.#threadWrites = path === undefined ? undefined : new ThreadWrites(path);
     this.#writes = this.#threadWrites ?? new GroupCommit(db, this.#statements);
     if (path !== undefined) readers.open(path);
+    // A database in memory is all pages in memory: no share of the budget.
+    this.#leavePageCache = path === undefined ? undefined : sharePageCache(db, pageCacheMiB);
   }
 
   async ensure(model: Model): Promise<void> {
@@ -556,6 +561,7 @@ class SqliteStore implements Store {
     for (const reader of this.#streamReaders.splice(0)) closeReader(reader);
     this.#collections.clear();
     this.#byModel = new WeakMap();
+    this.#leavePageCache?.();
     this.#db.close();
   }
 
