@@ -96,10 +96,10 @@ let budgetKiB = 0;
  * Has `db`, a store's main connection to a file, keep up to its share of `budgetMiB` (at most
  * MAX_PAGE_CACHE_BUDGET_MIB) of database pages in memory: the budget divided among the stores
  * open (MIN_PAGE_CACHE_KIB to MAX_PAGE_CACHE_KIB each), every share made again as stores open and
- * close. Returns what lets it go (before it closes). SQLite's default, 2 MB a connection, holds a quarter of the
- * bench's 10,000 members (8 MB of table): most retrieves by id read their page from the file
- * again (pread, 3.3% of the server's CPU under bench/perf.ts, 0 with the whole table kept). With
- * it kept, a retrieve by id ran at 1.01-1.13 times the rate (1.03 over 12 rounds) at 0.88-0.99
+ * close. Returns what lets it go (before it closes). SQLite's default, 2 MB a connection, holds a
+ * quarter of the bench's 10,000 members (8 MB of table): most retrieves by id read their page from
+ * the file again (pread, 3.3% of the server's CPU under bench/perf.ts, 0 with the whole table
+ * kept). With it kept, a retrieve by id ran at 1.01-1.13 times the rate (1.03 over 12 rounds) at 0.88-0.99
  * times the CPU in four runs of `AB_B_CHECKOUT=<checkout without it> node bench/ab.ts
  * '/resources/employees/{id}' 12 3 svc '' ''`. In WAL mode a read after another connection's
  * commit empties the cache (pager.c, pagerBeginReadTransaction): with creates beside the
