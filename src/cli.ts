@@ -289,12 +289,6 @@ async function serve(config: Config): Promise<void> {
         }
       : {},
   );
-  if (inWorker) {
-    worker.register(running.metrics.registry);
-    worker.listening(running.url);
-  } else {
-    console.log(`svc listening on ${running.url} (${describe(config)})`);
-  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -309,8 +303,16 @@ async function serve(config: Config): Promise<void> {
       },
     );
   };
+  // Before the server says it listens: until Node has a listener for a signal, the signal ends the
+  // process at once, and whoever starts it may stop it as soon as it reads the line.
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  if (inWorker) {
+    worker.register(running.metrics.registry);
+    worker.listening(running.url);
+  } else {
+    console.log(`svc listening on ${running.url} (${describe(config)})`);
+  }
 }
 
 /**
