@@ -12,7 +12,9 @@
 //   Node 24.9), which every child process inherits. It took a child 0.38 s more to start (a test
 //   file run by node: 0.68 s with it, 0.31 s without), for each of the ~55 servers and CLI runs a
 //   suite starts. It records which files a process loaded, for coverage (off here) and `tap
-//   --changed`, which then knows a test by its own process's files only.
+//   --changed`, which then knows a test by its own process's files only. It also gave each child
+//   signal-exit's SIGTERM listener from its first moment, so a child's own signal handling was
+//   not what a test saw (test/integration/signals-before-listening.test.ts).
 
 import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
