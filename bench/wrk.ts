@@ -82,9 +82,9 @@ function script(s: Scenario, dir: string): string | undefined {
 }
 
 /** req/s wrk measured; throws unless every response was 2xx. */
-function runWrk(server: Started, s: Scenario, lua: string | undefined): number {
+function runWrk(server: Started, s: Scenario, scriptFile: string | undefined): number {
   const path = typeof s.path === 'string' ? s.path : '/';
-  const args = ['-t2', '-c32', `-d${seconds}s`, ...(lua ? ['-s', lua] : []), `${server.url}${lua ? '' : path}`];
+  const args = ['-t2', '-c32', `-d${seconds}s`, ...(scriptFile ? ['-s', scriptFile] : []), `${server.url}${scriptFile ? '' : path}`];
   const out = execFileSync('wrk', args, { encoding: 'utf8' });
   const rate = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const bad = /Non-2xx or 3xx responses: (\d+)/.exec(out);
@@ -105,7 +105,7 @@ try {
     scripts.set(name, script(s, dir));
   }
   const rate = (name: string) => runWrk(servers.get(scenario(name).server)!, scenario(name), scripts.get(name));
-  for (const name of names) runWrk(servers.get(scenario(name).server)!, scenario(name), scripts.get(name)); // warm-up
+  for (const name of names) rate(name); // warm-up
   const rates = new Map<string, number[]>();
   const ratios = new Map<string, number[]>();
   for (let r = 0; r < Number(rounds); r++) {

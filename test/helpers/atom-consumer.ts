@@ -15,8 +15,6 @@ const NAMESPACES: Readonly<Record<string, string>> = {
 };
 const SEPARATOR = '|~~|';
 const WORKER = new URL('./xmllint-worker.ts', import.meta.url);
-/** The environment without NODE_OPTIONS, where tap puts an --import of its own (@tapjs/processinfo). */
-const { NODE_OPTIONS: _hooks, ...WORKER_ENV } = process.env;
 
 /** One worker for the whole test file, started at the first run; see xmllint-worker.ts. */
 let worker: Worker | undefined;
@@ -30,13 +28,14 @@ function failAll(error: unknown): void {
 }
 
 /**
- * Runs xmllint-wasm in a worker started with neither this process's execArgv (tap's --import
- * hooks) nor NODE_OPTIONS, so that neither it nor the workers xmllint-wasm starts in turn load
- * them. The worker keeps the process alive only while a run is waiting for its answer.
+ * Runs xmllint-wasm in a worker started without this process's execArgv (tap's --import hooks),
+ * so that neither it nor the workers xmllint-wasm starts in turn load them (tap's NODE_OPTIONS
+ * hooks are out of the environment already: test-process.ts). The worker keeps the process alive
+ * only while a run is waiting for its answer.
  */
 function xmllint(job: Omit<XmllintJob, 'id'>): Promise<XMLValidationResult> {
   if (!worker) {
-    const w = new Worker(WORKER, { execArgv: ['--disable-warning=ExperimentalWarning'], env: WORKER_ENV });
+    const w = new Worker(WORKER, { execArgv: ['--disable-warning=ExperimentalWarning'] });
     w.on('message', (answer: XmllintAnswer) => {
       const pending = waiting.get(answer.id);
       waiting.delete(answer.id);

@@ -88,7 +88,10 @@ const MAX_PAGE_CACHE_KIB = 64 * 1024;
 /** The budget at most, and by default (an eighth of the default --max-rss). */
 const MAX_PAGE_CACHE_BUDGET_MIB = 256;
 
-/** The stores' main connections that share the page cache budget, and that budget in KiB. */
+/**
+ * The stores' main connections that share the page cache budget, and that budget in KiB: the one
+ * the last store to join gave (a process opens every store with the same one, from --max-rss).
+ */
 const sharing = new Set<DatabaseSync>();
 let budgetKiB = 0;
 
